@@ -1,0 +1,69 @@
+// Package config reads the settings of the Kalypso GitHub App.
+//
+// # Sources
+//
+// Settings come from three layers, each overriding the previous one:
+//
+//  1. built-in defaults;
+//  2. a YAML file (kalypso serve --config FILE);
+//  3. environment variables named KALYPSO_ followed by the key path in upper
+//     snake case (github.app.webhookSecret is KALYPSO_GITHUB_APP_WEBHOOK_SECRET).
+//     An empty variable counts as unset.
+//
+// The file is decoded strictly: an unknown key, a value of the wrong type or a
+// bad duration is an error reported as FILE:LINE: message. Durations are Go
+// durations (30s, 5m, 1h30m); 0 is accepted where zero has a meaning.
+// Load then validates everything and reports all problems at once, each naming
+// the key and its variable. The app refuses to start without a webhook secret,
+// an App ID and a private key.
+//
+// # Keys
+//
+//	key                        variable                             default
+//	server.address             KALYPSO_SERVER_ADDRESS               :8080
+//	server.shutdownTimeout     KALYPSO_SERVER_SHUTDOWN_TIMEOUT      30s
+//	github.v3APIURL            KALYPSO_GITHUB_V3_API_URL            https://api.github.com/
+//	github.webURL              KALYPSO_GITHUB_WEB_URL               https://github.com
+//	github.graphqlURL          KALYPSO_GITHUB_GRAPHQL_URL           derived from github.v3APIURL
+//	github.timeout             KALYPSO_GITHUB_TIMEOUT               2m
+//	github.httpCacheMB         KALYPSO_GITHUB_HTTP_CACHE_MB         4
+//	github.app.integrationID   KALYPSO_GITHUB_APP_INTEGRATION_ID    (required)
+//	github.app.webhookSecret   KALYPSO_GITHUB_APP_WEBHOOK_SECRET    (required)
+//	github.app.privateKey      KALYPSO_GITHUB_APP_PRIVATE_KEY       one of the two key settings
+//	github.app.privateKeyFile  KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE  is required
+//	cache.dir                  KALYPSO_CACHE_DIR                    $TMPDIR/kalypso-cache
+//	resync.interval            KALYPSO_RESYNC_INTERVAL              10m (0 disables)
+//	workers                    KALYPSO_WORKERS                      4
+//	queueSize                  KALYPSO_QUEUE_SIZE                   100
+//	handlerTimeout             KALYPSO_HANDLER_TIMEOUT              5m
+//	log.level                  KALYPSO_LOG_LEVEL                    info
+//	log.format                 KALYPSO_LOG_FORMAT                   json (or console)
+//
+// Keys returns the same list with a description of each key; docs/configuration.md
+// is the user-facing version of this table.
+//
+// # Example
+//
+//	server:
+//	  address: ":8080"
+//	  shutdownTimeout: 30s
+//	github:
+//	  v3APIURL: https://github.example.com/api/v3/   # GitHub Enterprise Server
+//	  webURL: https://github.example.com
+//	  app:
+//	    integrationID: 123456
+//	    privateKeyFile: /etc/kalypso/private-key.pem
+//	    # webhookSecret comes from KALYPSO_GITHUB_APP_WEBHOOK_SECRET
+//	resync:
+//	  interval: 10m
+//	workers: 4
+//	log:
+//	  level: info
+//	  format: json
+//
+// # Secrets
+//
+// The webhook secret and the inline private key have type Secret, which prints
+// and marshals as [redacted]; Secret.Value returns the real value. Config.GitHubAppConfig
+// builds the equivalent go-githubapp configuration.
+package config

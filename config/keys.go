@@ -1,0 +1,144 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Key describes one setting: its YAML path, environment variable, default and meaning.
+type Key struct {
+	Path        string
+	Env         string
+	Default     string
+	Description string
+	set         func(c *Config, v string) error
+}
+
+// Keys lists every setting in documentation order.
+func Keys() []Key {
+	return []Key{
+		key("server.address", ":8080", "Address the HTTP server listens on (host:port; port 0 picks a free port).",
+			str(func(c *Config) *string { return &c.Server.Address })),
+		key("server.shutdownTimeout", "30s", "Longest graceful shutdown: queued and running webhook work and the current resync may finish within it.",
+			dur(func(c *Config) *Duration { return &c.Server.ShutdownTimeout })),
+		keyEnv("github.v3APIURL", EnvPrefix+"GITHUB_V3_API_URL", DefaultV3APIURL, "GitHub REST API base URL; for GitHub Enterprise Server https://HOST/api/v3/.",
+			str(func(c *Config) *string { return &c.GitHub.V3APIURL })),
+		key("github.webURL", DefaultWebURL, "GitHub web URL; for GitHub Enterprise Server https://HOST.",
+			str(func(c *Config) *string { return &c.GitHub.WebURL })),
+		key("github.graphqlURL", "derived from github.v3APIURL", "GitHub GraphQL endpoint (https://api.github.com/graphql, or https://HOST/api/graphql).",
+			str(func(c *Config) *string { return &c.GitHub.GraphQLURL })),
+		key("github.timeout", "2m", "Time limit of one GitHub API call, including its retries and rate-limit waits.",
+			dur(func(c *Config) *Duration { return &c.GitHub.Timeout })),
+		key("github.httpCacheMB", "4", "Size in MiB of the conditional-request cache of each installation client (0 disables it).",
+			integer(func(c *Config) *int { return &c.GitHub.HTTPCacheMB })),
+		key("github.app.integrationID", "(required)", "The GitHub App's ID.",
+			int64Setter(func(c *Config) *int64 { return &c.GitHub.App.IntegrationID })),
+		key("github.app.webhookSecret", "(required)", "Secret GitHub signs webhook deliveries with; the app refuses to start without it.",
+			secret(func(c *Config) *Secret { return &c.GitHub.App.WebhookSecret })),
+		key("github.app.privateKey", "", "The App's private key, PEM inline. Exactly one of privateKey and privateKeyFile is required.",
+			secret(func(c *Config) *Secret { return &c.GitHub.App.PrivateKey })),
+		key("github.app.privateKeyFile", "", "Path of a file holding the App's PEM private key.",
+			str(func(c *Config) *string { return &c.GitHub.App.PrivateKeyFile })),
+		key("cache.dir", "$TMPDIR/kalypso-cache", "Directory of the local git cache (disposable; rebuilt from GitHub).",
+			str(func(c *Config) *string { return &c.Cache.Dir })),
+		key("resync.interval", "10m", "Period of the full resync, which also runs at start; 0 disables the periodic run.",
+			dur(func(c *Config) *Duration { return &c.Resync.Interval })),
+		key("workers", "4", "Number of webhook events processed at the same time.",
+			integer(func(c *Config) *int { return &c.Workers })),
+		key("queueSize", "100", "Webhook events waiting for a worker; when full, deliveries are answered 503.",
+			integer(func(c *Config) *int { return &c.QueueSize })),
+		key("handlerTimeout", "5m", "Time limit of the processing of one webhook event.",
+			dur(func(c *Config) *Duration { return &c.HandlerTimeout })),
+		key("log.level", DefaultLogLevel, "Minimum log level: trace, debug, info, warn or error.",
+			str(func(c *Config) *string { return &c.Log.Level })),
+		key("log.format", DefaultLogFormat, "Log format: json (one object per line) or console (human-readable).",
+			str(func(c *Config) *string { return &c.Log.Format })),
+	}
+}
+
+// key builds a Key whose environment variable is derived from its path.
+func key(path, def, desc string, set func(*Config, string) error) Key {
+	return Key{Path: path, Env: EnvName(path), Default: def, Description: desc, set: set}
+}
+
+// keyEnv builds a Key whose environment variable cannot be derived from its path.
+func keyEnv(path, env, def, desc string, set func(*Config, string) error) Key {
+	return Key{Path: path, Env: env, Default: def, Description: desc, set: set}
+}
+
+// EnvName turns a YAML path into its variable: github.app.webhookSecret becomes
+// KALYPSO_GITHUB_APP_WEBHOOK_SECRET.
+func EnvName(path string) string {
+	var b strings.Builder
+	b.WriteString(EnvPrefix)
+	for i, part := range strings.Split(path, ".") {
+		if i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteString(snake(part))
+	}
+	return b.String()
+}
+
+// snake converts a camelCase word to upper snake case, keeping acronyms together.
+func snake(s string) string {
+	r := []rune(s)
+	var b strings.Builder
+	for i, c := range r {
+		if i > 0 && isUpper(c) && (!isUpper(r[i-1]) || (i+1 < len(r) && isLower(r[i+1]))) {
+			b.WriteByte('_')
+		}
+		b.WriteString(strings.ToUpper(string(c)))
+	}
+	return b.String()
+}
+
+func isUpper(c rune) bool { return c >= 'A' && c <= 'Z' }
+func isLower(c rune) bool { return c >= 'a' && c <= 'z' }
+
+// str sets a string field.
+func str(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = v; return nil }
+}
+
+// secret sets a Secret field.
+func secret(field func(*Config) *Secret) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = Secret(v); return nil }
+}
+
+// dur sets a Duration field.
+func dur(field func(*Config) *Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// integer sets an int field.
+func integer(field func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("invalid integer %q", v)
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// int64Setter sets an int64 field.
+func int64Setter(field func(*Config) *int64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("invalid integer %q", v)
+		}
+		*field(c) = n
+		return nil
+	}
+}

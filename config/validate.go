@@ -1,0 +1,155 @@
+package config
+
+import (
+	"encoding/pem"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+)
+
+// ValidationError lists every problem found in a configuration.
+type ValidationError struct {
+	Source   string
+	Problems []string
+}
+
+// Error joins the problems, one per line.
+func (e *ValidationError) Error() string {
+	from := ""
+	if e.Source != "" {
+		from = " (" + e.Source + ")"
+	}
+	return fmt.Sprintf("invalid configuration%s:\n  - %s", from, strings.Join(e.Problems, "\n  - "))
+}
+
+// Validate checks every setting and reports all problems at once.
+func (c *Config) Validate() error {
+	if p := c.problems(); len(p) > 0 {
+		return &ValidationError{Problems: p}
+	}
+	return nil
+}
+
+// problems collects the problems of all sections.
+func (c *Config) problems() []string {
+	var p []string
+	p = append(p, c.appProblems()...)
+	p = append(p, c.githubProblems()...)
+	p = append(p, c.runtimeProblems()...)
+	return p
+}
+
+// appProblems checks the App identity and secrets.
+func (c *Config) appProblems() []string {
+	var p []string
+	a := c.GitHub.App
+	if a.WebhookSecret == "" {
+		p = append(p, named("github.app.webhookSecret")+" is required: the secret GitHub signs webhook deliveries with (unsigned deliveries are never accepted)")
+	}
+	if a.IntegrationID <= 0 {
+		p = append(p, named("github.app.integrationID")+" is required: the GitHub App's ID (a positive integer)")
+	}
+	return append(p, c.keyProblems()...)
+}
+
+// keyProblems checks that exactly one usable private key source is set.
+func (c *Config) keyProblems() []string {
+	a := c.GitHub.App
+	switch {
+	case a.PrivateKey == "" && a.PrivateKeyFile == "":
+		return []string{"one of " + named("github.app.privateKey") + " and " + named("github.app.privateKeyFile") + " is required"}
+	case a.PrivateKey != "" && a.PrivateKeyFile != "":
+		return []string{"set only one of " + named("github.app.privateKey") + " and " + named("github.app.privateKeyFile")}
+	case a.PrivateKey != "":
+		if block, _ := pem.Decode([]byte(a.PrivateKey.Value())); block == nil {
+			return []string{named("github.app.privateKey") + " is not a PEM-encoded key"}
+		}
+	default:
+		if _, err := os.Stat(a.PrivateKeyFile); err != nil {
+			return []string{fmt.Sprintf("%s: %v", named("github.app.privateKeyFile"), err)}
+		}
+	}
+	return nil
+}
+
+// githubProblems checks the GitHub endpoints and client settings.
+func (c *Config) githubProblems() []string {
+	var p []string
+	for path, v := range map[string]string{
+		"github.v3APIURL":   c.GitHub.V3APIURL,
+		"github.webURL":     c.GitHub.WebURL,
+		"github.graphqlURL": c.GitHub.GraphQLURL,
+	} {
+		if err := checkURL(v); err != nil {
+			p = append(p, fmt.Sprintf("%s: %v", named(path), err))
+		}
+	}
+	slices.Sort(p)
+	p = appendIf(p, c.GitHub.Timeout <= 0, "github.timeout", "must be positive")
+	return appendIf(p, c.GitHub.HTTPCacheMB < 0, "github.httpCacheMB", "must not be negative")
+}
+
+// runtimeProblems checks the server, workers, cache and log settings.
+func (c *Config) runtimeProblems() []string {
+	var p []string
+	p = appendIf(p, c.Server.Address == "", "server.address", "must not be empty")
+	p = appendIf(p, c.Server.ShutdownTimeout <= 0, "server.shutdownTimeout", "must be positive")
+	p = appendIf(p, c.Cache.Dir == "", "cache.dir", "must not be empty")
+	p = appendIf(p, c.Resync.Interval < 0, "resync.interval", "must not be negative (0 disables the periodic resync)")
+	p = appendIf(p, c.Workers < 1, "workers", "must be at least 1")
+	p = appendIf(p, c.QueueSize < 1, "queueSize", "must be at least 1")
+	p = appendIf(p, c.HandlerTimeout <= 0, "handlerTimeout", "must be positive")
+	p = appendIf(p, !validLogLevel(c.Log.Level), "log.level",
+		fmt.Sprintf("%q is not one of %s", c.Log.Level, logLevelList))
+	return appendIf(p, c.Log.Format != LogFormatJSON && c.Log.Format != LogFormatConsole, "log.format",
+		fmt.Sprintf("%q is not one of json, console", c.Log.Format))
+}
+
+// logLevelList names the accepted values of log.level.
+const logLevelList = "trace, debug, info, warn, error"
+
+// validLogLevel reports whether l is an accepted log.level.
+func validLogLevel(l string) bool {
+	switch l {
+	case "trace", "debug", "info", "warn", "error":
+		return true
+	}
+	return false
+}
+
+// appendIf adds a problem about path when bad is true.
+func appendIf(p []string, bad bool, path, msg string) []string {
+	if bad {
+		return append(p, named(path)+" "+msg)
+	}
+	return p
+}
+
+// named formats a key with its environment variable.
+func named(path string) string {
+	return fmt.Sprintf("%s (%s)", path, envFor(path))
+}
+
+// envFor returns the environment variable of a key path.
+func envFor(path string) string {
+	for _, k := range Keys() {
+		if k.Path == path {
+			return k.Env
+		}
+	}
+	return EnvName(path)
+}
+
+// checkURL accepts absolute http and https URLs.
+func checkURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil {
+		return fmt.Errorf("invalid URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", v)
+	}
+	return nil
+}
