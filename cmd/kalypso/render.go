@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kalypso-gitops/kalypso/render"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+const inputSynopsis = "(--main-dir DIR --env-dir DIR [--workloads-dir DIR] | --repo PATH --environment NAME [--workloads-dir DIR])"
+
+func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	var in inputFlags
+	var out string
+	fs := newFlagSet("render", inputSynopsis+" --out DIR",
+		"Schedules one environment and writes its complete GitOps tree into --out: a README per cluster type,\n"+
+			"the reconciler, namespace and platform-config manifests of every assignment, and the promoted commit.\n"+
+			"Files in --out that the environment no longer produces are removed; files at the top of the GitOps\n"+
+			"path and in dot-folders are left alone. An assignment that fails keeps what --out already had for it.\n"+
+			"Every error is printed as file:line: message; the exit status is 1 if there was any.", stderr)
+	in.register(fs)
+	fs.StringVar(&out, "out", "", "directory to write the GitOps tree into (created if missing; required)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if out == "" {
+		fmt.Fprintln(stderr, "kalypso render: flag --out is required")
+		return 2
+	}
+	res, code := renderInputs(&in, stderr)
+	if res == nil {
+		return code
+	}
+	prev, err := readTree(out)
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso render: flag --out: %v\n", err)
+		return 2
+	}
+	next := res.Apply(prev)
+	written, removed, err := writeTree(out, prev, next)
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso render: %v\n", err)
+		return 1
+	}
+	printErrors(stderr, res.Errors)
+	fmt.Fprintf(stdout, "environment %s: %d assignments rendered, %d failed; %d files written, %d removed in %s\n",
+		res.Snapshot.Environment, len(res.Outputs), len(res.Failed), written, removed, out)
+	return exitStatus(res.Errors)
+}
+
+func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	var in inputFlags
+	fs := newFlagSet("validate", inputSynopsis,
+		"Loads, schedules and renders one environment without writing anything, and prints every error as\n"+
+			"file:line: message (exit status 1), or a one-line summary when there is none.", stderr)
+	in.register(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	res, code := renderInputs(&in, stderr)
+	if res == nil {
+		return code
+	}
+	printErrors(stderr, res.Errors)
+	if len(res.Errors) > 0 {
+		fmt.Fprintf(stderr, "environment %s: %d errors\n", res.Snapshot.Environment, len(res.Errors))
+		return 1
+	}
+	snap := res.Snapshot
+	fmt.Fprintf(stdout, "environment %s is valid: %d cluster types, %d deployment targets, %d assignments\n",
+		snap.Environment, len(snap.ClusterTypes), len(snap.Targets), len(res.Assignments))
+	return 0
+}
+
+func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	var in inputFlags
+	var gitops string
+	fs := newFlagSet("plan", inputSynopsis+" --gitops-dir DIR",
+		"Compares the environment's GitOps tree with the current one in --gitops-dir and prints what would be\n"+
+			"added, changed and removed, grouped by cluster type and assignment. Errors are printed as for render.", stderr)
+	in.register(fs)
+	fs.StringVar(&gitops, "gitops-dir", "", "directory holding the current GitOps tree of the environment (required)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if gitops == "" {
+		fmt.Fprintln(stderr, "kalypso plan: flag --gitops-dir is required")
+		return 2
+	}
+	res, code := renderInputs(&in, stderr)
+	if res == nil {
+		return code
+	}
+	prev, err := readTree(gitops)
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso plan: flag --gitops-dir: %v\n", err)
+		return 2
+	}
+	plan := render.Diff(prev, res.Apply(prev), res.Root)
+	fmt.Fprint(stdout, plan.Text())
+	printErrors(stderr, res.Errors)
+	return exitStatus(res.Errors)
+}
+
+// renderInputs loads and renders the environment; on a usage problem it returns nil and a status.
+func renderInputs(in *inputFlags, stderr io.Writer) (*render.Result, int) {
+	snap, err := in.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso: %v\n", err)
+		return nil, 2
+	}
+	return render.Environment(snap), 0
+}
+
+func printErrors(w io.Writer, errs scheduling.Errors) {
+	for _, e := range errs {
+		fmt.Fprintln(w, e.Error())
+	}
+}
+
+func exitStatus(errs scheduling.Errors) int {
+	if len(errs) > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,75 @@
+package gitsource
+
+import (
+	"fmt"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// MainBranch is the control-plane branch that declares environments, templates and workloads.
+const MainBranch = "main"
+
+// Inputs reads an environment's sources from a local clone of the control-plane repository:
+// the Environment from main's HEAD, its branch, and main at the commit its BaseRepo pins.
+func Inputs(repo *git.Repository, envName string, workloads scheduling.WorkloadSource) (scheduling.Inputs, scheduling.Errors, error) {
+	in := scheduling.Inputs{Environment: envName, Workloads: workloads}
+	head, err := Resolve(repo, MainBranch)
+	if err != nil {
+		return in, nil, err
+	}
+	mainHead, err := TreeFS(repo, head)
+	if err != nil {
+		return in, nil, err
+	}
+	envs, errs := scheduling.LoadEnvironments(scheduling.Source{FS: mainHead, Prefix: MainBranch + ":"})
+	env := scheduling.FindEnvironment(envs, envName)
+	if env == nil {
+		return in, errs, fmt.Errorf("environment %q is not declared in %s:%s/", envName, MainBranch, scheduling.EnvironmentsDir)
+	}
+	branch := env.Spec.ControlPlane.Branch
+	envCommit, err := Resolve(repo, branch)
+	if err != nil {
+		return in, errs, fmt.Errorf("environment %q: branch %q: %w", envName, branch, err)
+	}
+	envFS, err := TreeFS(repo, envCommit)
+	if err != nil {
+		return in, errs, err
+	}
+	dir, err := scheduling.SubPath(env.Spec.ControlPlane.Path)
+	if err != nil {
+		return in, errs, fmt.Errorf("environment %q: %w", envName, err)
+	}
+	if envFS, err = Sub(envFS, dir); err != nil {
+		return in, errs, fmt.Errorf("environment %q: %w", envName, err)
+	}
+	in.Env = scheduling.Source{FS: envFS, Name: branch, Prefix: branch + ":" + dirPrefix(dir), Commit: envCommit.String()}
+	in.Main, err = pinnedMain(repo, in.Env, head)
+	return in, errs, err
+}
+
+func dirPrefix(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return dir + "/"
+}
+
+// pinnedMain returns main at the commit the environment's BaseRepo "main" pins (HEAD when unpinned).
+func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash) (scheduling.Source, error) {
+	commit := head
+	if pin := scheduling.PinnedCommit(env); pin != "" {
+		h, err := Resolve(repo, pin)
+		if err != nil {
+			return scheduling.Source{}, fmt.Errorf("main commit %s pinned by %s: %w", pin, env.Name, err)
+		}
+		commit = h
+	}
+	fsys, err := TreeFS(repo, commit)
+	if err != nil {
+		return scheduling.Source{}, err
+	}
+	return scheduling.Source{FS: fsys, Name: MainBranch, Prefix: MainBranch + "@" + commit.String()[:7] + ":", Commit: commit.String()}, nil
+}

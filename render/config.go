@@ -1,0 +1,170 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// configIndex holds an environment's platform config, parsed once, and the composed config of
+// every distinct selection of sources (many assignments share one).
+type configIndex struct {
+	set      *ConfigSet
+	broken   []*scheduling.Object
+	composed sync.Map // selection key → map[string]any (read-only)
+}
+
+// isPlatformConfig tells whether a ConfigMap carries platform config and how.
+func isPlatformConfig(name string, labels map[string]string) (platform, azure bool) {
+	return labels["platform-config"] == "true", strings.HasPrefix(name, "azure-app-config")
+}
+
+func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
+	var platform, azure []ConfigSource
+	for _, cm := range snap.ConfigMaps {
+		p, az := isPlatformConfig(cm.Name, cm.Labels)
+		if p {
+			platform = append(platform, ParseConfigMap(cm.Name, cm.Labels, cm.Data))
+		}
+		if az {
+			azure = append(azure, ParseConfigMap(cm.Name, cm.Labels, cm.Data))
+		}
+	}
+	idx := &configIndex{set: NewConfigSet(platform, azure)}
+	for _, b := range snap.Broken {
+		if p, az := isPlatformConfig(b.Name, b.Labels); b.Kind == scheduling.KindConfigMap && (p || az) {
+			idx.broken = append(idx.broken, b)
+		}
+	}
+	return idx
+}
+
+// configFor composes and validates the config of an assignment.
+func (e *Engine) configFor(a *scheduling.Assignment) (map[string]any, *scheduling.Error) {
+	ct, dt := a.ClusterType, a.Target
+	for _, b := range e.config.broken {
+		if _, az := isPlatformConfig(b.Name, b.Labels); az || LabelsMatch(b.Labels, ct.Name, ct.Labels, dt.Name, dt.Labels) {
+			return nil, &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: fmt.Sprintf("cannot compose the config of %s: this ConfigMap is invalid", a.Key())}
+		}
+	}
+	sel := e.config.set.Matching(ct.Name, ct.Labels, dt.Name, dt.Labels)
+	key := SelectionKey(sel)
+	data, ok := e.config.composed.Load(key)
+	if !ok {
+		data, _ = e.config.composed.LoadOrStore(key, e.config.set.Compose(sel))
+	}
+	cfg := data.(map[string]any)
+	if err := e.schemas.validate(a, cfg, key); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// schemaIndex holds the environment's ConfigSchemas, compiled once, and validation results.
+type schemaIndex struct {
+	objects  []*compiledSchema
+	byText   sync.Map // schema text of a deployment target → *compiledSchema
+	verdicts sync.Map // config selection + schema set → *scheduling.Error (nil when valid)
+}
+
+// compiledSchema is a schema with its labels and position, or the reason it cannot be used.
+type compiledSchema struct {
+	name   string
+	labels map[string]string
+	pos    scheduling.Pos
+	ref    string
+	schema *Schema
+	err    error
+}
+
+func newSchemaIndex(snap *scheduling.Snapshot) *schemaIndex {
+	idx := &schemaIndex{}
+	for _, s := range snap.ConfigSchemas {
+		cs := &compiledSchema{name: s.Name, labels: s.Labels, ref: s.Ref(),
+			pos: scheduling.Pos{File: s.Pos.File, Line: s.Spec.Schema.Line}}
+		cs.schema, cs.err = CompileSchema(s.Name, s.Spec.Schema.Value)
+		idx.objects = append(idx.objects, cs)
+	}
+	for _, b := range snap.Broken {
+		if b.Kind == scheduling.KindConfigSchema {
+			idx.objects = append(idx.objects, &compiledSchema{name: b.Name, labels: b.Labels, pos: b.Pos, ref: b.Ref(),
+				err: errors.New("the ConfigSchema is invalid")})
+		}
+	}
+	return idx
+}
+
+func (idx *schemaIndex) forTarget(dt *scheduling.DeploymentTarget, i int, text string) *compiledSchema {
+	if cs, ok := idx.byText.Load(text); ok {
+		return cs.(*compiledSchema)
+	}
+	name := fmt.Sprintf("%s.configSchemas[%d]", dt.Name, i)
+	cs := &compiledSchema{name: name, pos: dt.Pos, ref: dt.Ref()}
+	cs.schema, cs.err = CompileSchema(name, text)
+	actual, _ := idx.byText.LoadOrStore(text, cs)
+	return actual.(*compiledSchema)
+}
+
+// validate checks composed config against the schemas that apply to the assignment.
+func (idx *schemaIndex) validate(a *scheduling.Assignment, cfg map[string]any, cfgKey string) *scheduling.Error {
+	ct, dt := a.ClusterType, a.Target
+	var applied []*compiledSchema
+	var key strings.Builder
+	key.WriteString(cfgKey)
+	for i, cs := range idx.objects {
+		if LabelsMatch(cs.labels, ct.Name, ct.Labels, dt.Name, dt.Labels) {
+			applied = append(applied, cs)
+			fmt.Fprintf(&key, "|o%d", i)
+		}
+	}
+	for i, text := range dt.ConfigSchemas {
+		applied = append(applied, idx.forTarget(dt, i, text))
+		fmt.Fprintf(&key, "|t%s", text)
+	}
+	if len(applied) == 0 {
+		return nil
+	}
+	if v, ok := idx.verdicts.Load(key.String()); ok {
+		return withKey(v.(*scheduling.Error), a)
+	}
+	verdict := check(applied, cfg)
+	idx.verdicts.Store(key.String(), verdict)
+	return withKey(verdict, a)
+}
+
+func withKey(e *scheduling.Error, a *scheduling.Assignment) *scheduling.Error {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Msg = fmt.Sprintf("config of %s: %s", a.Key(), e.Msg)
+	return &c
+}
+
+func check(applied []*compiledSchema, cfg map[string]any) *scheduling.Error {
+	var schemas []*Schema
+	for _, cs := range applied {
+		if cs.err != nil {
+			return &scheduling.Error{Pos: cs.pos, Object: cs.ref, Msg: cs.err.Error()}
+		}
+		schemas = append(schemas, cs.schema)
+	}
+	err := ValidateConfig(cfg, schemas)
+	if err == nil {
+		return nil
+	}
+	at := applied[0]
+	var ve *ConfigValidationError
+	if errors.As(err, &ve) && len(ve.Violations) > 0 {
+		for _, cs := range applied {
+			if cs.name == ve.Violations[0].Schema {
+				at = cs
+				break
+			}
+		}
+	}
+	return &scheduling.Error{Pos: at.pos, Object: at.ref, Msg: err.Error()}
+}

@@ -1,0 +1,215 @@
+// Package render turns scheduled assignments into manifests and an environment's GitOps tree.
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// MaxNesting bounds how often template output containing `{{` is rendered again.
+const MaxNesting = 8
+
+// File names of an assignment's folder.
+const (
+	ReconcilerFile = "reconciler.yaml"
+	NamespaceFile  = "namespace.yaml"
+	ConfigFileYAML = "platform-config.yaml"
+	ConfigFileSh   = "platform-config.sh"
+)
+
+// Engine renders the assignments of one snapshot. Templates are parsed and config sources
+// prepared once; Render is safe for concurrent use.
+type Engine struct {
+	snap      *scheduling.Snapshot
+	funcs     template.FuncMap
+	templates map[string]*compiledTemplate
+	config    *configIndex
+	schemas   *schemaIndex
+}
+
+// compiledTemplate is a Template with each manifest parsed, or the reason it cannot be used.
+type compiledTemplate struct {
+	tpl    *scheduling.Template
+	parsed []*template.Template
+	err    *scheduling.Error
+}
+
+// NewEngine prepares a snapshot for rendering. Templates that do not parse are reported when
+// an assignment uses them.
+func NewEngine(snap *scheduling.Snapshot) *Engine {
+	e := &Engine{snap: snap, funcs: FuncMap(), templates: map[string]*compiledTemplate{}}
+	for name, t := range snap.Templates {
+		e.templates[name] = e.compile(t)
+	}
+	for _, b := range snap.Broken {
+		if b.Kind == scheduling.KindTemplate {
+			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
+		}
+	}
+	e.config = newConfigIndex(snap)
+	e.schemas = newSchemaIndex(snap)
+	return e
+}
+
+func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
+	ct := &compiledTemplate{tpl: t}
+	for i, m := range t.Spec.Manifests {
+		p, err := template.New(manifestName(t.Name, i)).Funcs(e.funcs).Parse(m.Value)
+		if err != nil {
+			ct.err = templateError(t, m, err)
+			return ct
+		}
+		p.Option("missingkey=default")
+		ct.parsed = append(ct.parsed, p)
+	}
+	return ct
+}
+
+func manifestName(template string, i int) string { return fmt.Sprintf("%s[%d]", template, i) }
+
+var tplErrLine = regexp.MustCompile(`^template: [^:]*:(\d+)(?::\d+)?: (.*)$`)
+
+// templateError locates a text/template error in the Template's file.
+func templateError(t *scheduling.Template, m scheduling.Text, err error) *scheduling.Error {
+	msg := err.Error()
+	line := m.Line
+	if sm := tplErrLine.FindStringSubmatch(msg); sm != nil {
+		n, _ := strconv.Atoi(sm[1])
+		line, msg = m.Line+n-1, sm[2]
+	}
+	if line <= 0 {
+		line = t.Pos.Line
+	}
+	return &scheduling.Error{Pos: scheduling.Pos{File: t.Pos.File, Line: line}, Object: t.Ref(), Msg: msg}
+}
+
+// templateData is what every template sees, exactly the reference's fields.
+type templateData struct {
+	DeploymentTargetName string
+	Namespace            string
+	Environment          string
+	Workspace            string
+	Workload             string
+	Labels               map[string]string
+	Manifests            map[string]string
+	ClusterType          string
+	ConfigData           map[string]any
+}
+
+// Render produces the files of one assignment's folder (file name → content).
+func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
+	ct := a.ClusterType
+	data, err := e.configFor(a)
+	if err != nil {
+		return nil, err
+	}
+	td := &templateData{
+		DeploymentTargetName: a.Target.Name,
+		Namespace:            a.Namespace(),
+		Environment:          a.Target.Environment,
+		Workspace:            a.Target.Labels["workspace"],
+		Workload:             a.Target.Labels["workload"],
+		Labels:               a.Target.Labels,
+		Manifests:            a.Target.Manifests,
+		ClusterType:          ct.Name,
+		ConfigData:           data,
+	}
+	files := make(map[string][]byte, 3)
+	roles := []struct{ field, name string }{
+		{"spec.reconciler", ct.Spec.Reconciler},
+		{"spec.namespaceService", ct.Spec.NamespaceService},
+		{"spec.configType", ct.Spec.ConfigType},
+	}
+	for i, role := range roles {
+		tpl, err := e.template(ct, role.field, role.name)
+		if err != nil {
+			return nil, err
+		}
+		out, err := e.execute(tpl, td, a)
+		if err != nil {
+			return nil, err
+		}
+		switch i {
+		case 0:
+			files[ReconcilerFile] = out
+		case 1:
+			files[NamespaceFile] = out
+		default:
+			if len(out) > 0 {
+				files[configFileName(tpl.tpl)] = out
+			}
+		}
+	}
+	return files, nil
+}
+
+func configFileName(t *scheduling.Template) string {
+	if t.Spec.ContentType == "sh" {
+		return ConfigFileSh
+	}
+	return ConfigFileYAML
+}
+
+func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {
+	t, ok := e.templates[name]
+	if !ok {
+		return nil, &scheduling.Error{Pos: ct.At(field), Object: ct.Ref(), Msg: fmt.Sprintf("%s: template %q does not exist", field, name)}
+	}
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t, nil
+}
+
+// execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
+func (e *Engine) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
+	var docs []string
+	for i, p := range t.parsed {
+		out, err := e.executeNested(p, td)
+		if err != nil {
+			se := templateError(t.tpl, t.tpl.Spec.Manifests[i], err)
+			se.Msg = fmt.Sprintf("rendering %s: %s", a.Key(), se.Msg)
+			return nil, se
+		}
+		if out != "" {
+			docs = append(docs, out)
+		}
+	}
+	return []byte(strings.Join(docs, "---\n")), nil
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// executeNested executes a template, then renders its output again while it contains `{{`,
+// at most MaxNesting times, as the reference does without a bound.
+func (e *Engine) executeNested(p *template.Template, td *templateData) (string, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	if err := p.Execute(buf, td); err != nil {
+		return "", err
+	}
+	out := buf.String()
+	for pass := 1; strings.Contains(out, "{{"); pass++ {
+		if pass > MaxNesting {
+			return "", fmt.Errorf("output still contains `{{` after %d nested renderings; a value probably refers to itself (use the literal function to write `{{` verbatim)", MaxNesting)
+		}
+		nested, err := template.New(p.Name()).Funcs(e.funcs).Option("missingkey=default").Parse(out)
+		if err != nil {
+			return "", fmt.Errorf("nested rendering: %w", err)
+		}
+		buf.Reset()
+		if err := nested.Execute(buf, td); err != nil {
+			return "", fmt.Errorf("nested rendering: %w", err)
+		}
+		out = buf.String()
+	}
+	return RestoreLiterals(out), nil
+}

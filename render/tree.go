@@ -1,0 +1,159 @@
+package render
+
+import (
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// ReadmeText is the content of every cluster-type folder's README.md (no trailing newline).
+const ReadmeText = "This folder contains deployment targets scheduled on the cluster type"
+
+// PromotedCommitPath is where the promoted main commit is recorded, below the GitOps path.
+const PromotedCommitPath = ".github/tracking/Promoted_Commit_Id"
+
+// Tree is a GitOps tree: slash-separated path → file content.
+type Tree map[string][]byte
+
+// Result is an environment scheduled and rendered.
+type Result struct {
+	Snapshot    *scheduling.Snapshot
+	Root        string // the GitOps path below which the app writes ("" for the repository root)
+	HasTarget   bool   // false when the environment has no usable GitOpsRepo: nothing may be written
+	Assignments []*scheduling.Assignment
+	Outputs     map[string]map[string][]byte // assignment key → file name → content
+	Failed      map[string]*scheduling.Error // assignment key → why it did not render
+	Errors      scheduling.Errors            // every problem: loading, scheduling and rendering
+}
+
+// Environment schedules a snapshot and renders every assignment, in parallel.
+func Environment(snap *scheduling.Snapshot) *Result {
+	res := &Result{Snapshot: snap, Outputs: map[string]map[string][]byte{}, Failed: map[string]*scheduling.Error{}}
+	res.Errors = append(res.Errors, snap.Errors...)
+	if snap.GitOpsRepo != nil {
+		root, err := scheduling.SubPath(snap.GitOpsRepo.Spec.Path)
+		if err != nil {
+			res.Errors.Add(snap.GitOpsRepo.At("spec.path"), snap.GitOpsRepo.Ref(), "%v", err)
+		} else {
+			res.Root, res.HasTarget = root, true
+		}
+	}
+	res.Assignments = scheduling.Schedule(snap)
+	res.renderAll(NewEngine(snap), res.Assignments)
+	res.Errors = res.Errors.Sorted()
+	return res
+}
+
+// renderAll renders assignments on all cores and records outputs and failures.
+func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
+	files := make([]map[string][]byte, len(list))
+	errs := make([]*scheduling.Error, len(list))
+	workers := min(runtime.GOMAXPROCS(0), len(list))
+	var wg sync.WaitGroup
+	var next int64
+	var mu sync.Mutex
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := int(next)
+				next += 64
+				mu.Unlock()
+				if i >= len(list) {
+					return
+				}
+				for j := i; j < min(i+64, len(list)); j++ {
+					files[j], errs[j] = e.Render(list[j])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, a := range list {
+		if errs[i] != nil {
+			r.Failed[a.Key()] = errs[i]
+			r.Errors = append(r.Errors, errs[i])
+			continue
+		}
+		r.Outputs[a.Key()] = files[i]
+	}
+}
+
+// Apply returns the GitOps tree that should replace prev: every rendered assignment exactly,
+// a README per cluster type, the promoted commit, and removed assignments gone. What belongs
+// to the GitOps repo (files outside the GitOps path, at its root, in dot-folders) is kept, and
+// so is the last output of an assignment that failed, of a broken cluster type, and, when the
+// snapshot is incomplete, of anything that may still exist.
+func (r *Result) Apply(prev Tree) Tree {
+	if !r.HasTarget {
+		return prev
+	}
+	keep := r.keeper()
+	out := make(Tree, len(prev))
+	prefix := dirPrefix(r.Root)
+	for p, c := range prev {
+		rel, inside := strings.CutPrefix(p, prefix)
+		if !inside || keep(rel) {
+			out[p] = c
+		}
+	}
+	for _, ct := range r.Snapshot.ClusterTypes {
+		out[prefix+ct.Name+"/README.md"] = []byte(ReadmeText)
+	}
+	for key, files := range r.Outputs {
+		for name, content := range files {
+			out[prefix+key+"/"+name] = content
+		}
+	}
+	if br := r.Snapshot.BaseRepo; br != nil && br.Spec.Commit != "" {
+		out[prefix+PromotedCommitPath] = []byte(br.Spec.Commit)
+	}
+	return out
+}
+
+func dirPrefix(root string) string {
+	if root == "" {
+		return ""
+	}
+	return root + "/"
+}
+
+// keeper decides, for a path relative to the GitOps path, whether its previous content stays.
+func (r *Result) keeper() func(rel string) bool {
+	brokenCT := map[string]bool{}
+	for _, b := range r.Snapshot.Broken {
+		if b.Kind == scheduling.KindClusterType {
+			brokenCT[b.Name] = true
+		}
+	}
+	return func(rel string) bool {
+		segs := strings.SplitN(rel, "/", 3)
+		switch {
+		case len(segs) == 1 || strings.HasPrefix(segs[0], "."):
+			return true // the GitOps repo's own files
+		case len(segs) == 3 && r.Outputs[segs[0]+"/"+segs[1]] != nil:
+			return false // rewritten exactly
+		case len(segs) == 3 && r.Failed[segs[0]+"/"+segs[1]] != nil:
+			return true // last good output of a failing assignment
+		case brokenCT[segs[0]]:
+			return true
+		default:
+			return r.Snapshot.Incomplete
+		}
+	}
+}
+
+// SortedPaths returns the paths of a tree in order.
+func (t Tree) SortedPaths() []string {
+	paths := make([]string, 0, len(t))
+	for p := range t {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return paths
+}

@@ -1,0 +1,252 @@
+package scheduling
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// metadata is the part of Kubernetes object metadata that a control plane may carry.
+type metadata struct {
+	Name        string            `yaml:"name" required:"true"`
+	Namespace   string            `yaml:"namespace"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+// objects is everything read from a set of files, valid and broken.
+type objects struct {
+	environments  []*Environment
+	baseRepos     []*BaseRepo
+	gitopsRepos   []*GitOpsRepo
+	registrations []*WorkloadRegistration
+	workloads     []*Workload
+	targets       []*DeploymentTarget
+	clusterTypes  []*ClusterType
+	templates     []*Template
+	policies      []*SchedulingPolicy
+	schemas       []*ConfigSchema
+	configMaps    []*ConfigMap
+	broken        []*Object // objects that failed validation; kind and name as far as known
+	unreadable    bool      // some file could not be parsed, so objects may be missing
+}
+
+// internalKinds are Kalypso kinds that the reference operator generates; they are ignored.
+var internalKinds = map[string]bool{"Assignment": true, "AssignmentPackage": true}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseFile reads every YAML document of a file and adds the control-plane objects to objs.
+func parseFile(file string, data []byte, objs *objects, errs *Errors) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			objs.unreadable = true
+			errs.Add(syntaxPos(file, err), "", "YAML syntax error: %s", syntaxMessage(err))
+			return
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		parseDocument(file, doc.Content[0], objs, errs)
+	}
+}
+
+func syntaxPos(file string, err error) Pos {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return Pos{File: file, Line: line}
+	}
+	return Pos{File: file, Line: 1}
+}
+
+func syntaxMessage(err error) string {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		return m[2]
+	}
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// scalarField returns the value of a top-level scalar key of a mapping.
+func scalarField(n *yaml.Node, key string) (string, bool) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode && !isNull(n.Content[i+1]) {
+			return n.Content[i+1].Value, true
+		}
+	}
+	return "", false
+}
+
+func parseDocument(file string, n *yaml.Node, objs *objects, errs *Errors) {
+	pos := Pos{File: file, Line: n.Line}
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		return // not a Kubernetes object: ignored like any other non-object file content
+	}
+	apiVersion, hasAPI := scalarField(n, "apiVersion")
+	kind, hasKind := scalarField(n, "kind")
+	group, _, _ := strings.Cut(apiVersion, "/")
+	switch {
+	case !hasKind && group == "scheduler.kalypso.io":
+		errs.Add(pos, "", "missing field \"kind\"")
+	case !hasKind || !hasAPI && !isOurKind(kind):
+		return
+	case !hasAPI:
+		errs.Add(pos, ObjectRef(kind, ""), "missing field \"apiVersion\" (want %s)", APIGroupVersion)
+	case apiVersion == "v1" && kind == KindConfigMap:
+		decodeObject(file, n, kind, objs, errs)
+	case group != "scheduler.kalypso.io":
+		return
+	case internalKinds[kind]:
+		return
+	case !isOurKind(kind) || kind == KindConfigMap:
+		errs.Add(pos, "", "unknown kind %q in %s", kind, apiVersion)
+	case apiVersion != APIGroupVersion:
+		errs.Add(pos, ObjectRef(kind, ""), "unsupported apiVersion %q (want %s)", apiVersion, APIGroupVersion)
+	default:
+		decodeObject(file, n, kind, objs, errs)
+	}
+}
+
+func isOurKind(kind string) bool {
+	_, ok := specTypes[kind]
+	return ok || kind == KindConfigMap
+}
+
+// specTypes gives, for every Kalypso kind, a new value of its spec type.
+var specTypes = map[string]func() any{
+	KindEnvironment:          func() any { return &EnvironmentSpec{} },
+	KindBaseRepo:             func() any { return &BaseRepoSpec{} },
+	KindGitOpsRepo:           func() any { return &ManifestsSpec{} },
+	KindWorkloadRegistration: func() any { return &WorkloadRegistrationSpec{} },
+	KindWorkload:             func() any { return &WorkloadSpec{} },
+	KindDeploymentTarget:     func() any { return &DeploymentTargetSpec{} },
+	KindClusterType:          func() any { return &ClusterTypeSpec{} },
+	KindTemplate:             func() any { return &TemplateSpec{} },
+	KindSchedulingPolicy:     func() any { return &SchedulingPolicySpec{} },
+	KindConfigSchema:         func() any { return &ConfigSchemaSpec{} },
+}
+
+// decodeObject decodes one document of a known kind strictly and files it under its kind.
+func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *Errors) {
+	pos := Pos{File: file, Line: n.Line}
+	name, _ := scalarField(metadataNode(n), "name")
+	d := newFieldDecoder(pos, ObjectRef(kind, name), errs)
+	var meta metadata
+	var spec any
+	data := map[string]string{}
+	if kind == KindConfigMap {
+		spec = &data
+	} else {
+		spec = specTypes[kind]()
+	}
+	d.decodeEnvelope(n, kind, &meta, spec)
+	obj := Object{Kind: kind, Name: meta.Name, Labels: meta.Labels, Pos: pos, lines: d.lines}
+	if obj.Labels == nil {
+		obj.Labels = map[string]string{}
+	}
+	validateMeta(d, &obj)
+	if !d.ok {
+		objs.broken = append(objs.broken, &obj)
+		return
+	}
+	file2(objs, obj, spec)
+}
+
+func metadataNode(n *yaml.Node) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "metadata" && n.Content[i+1].Kind == yaml.MappingNode {
+			return n.Content[i+1]
+		}
+	}
+	return &yaml.Node{}
+}
+
+// decodeEnvelope decodes the top level of an object: apiVersion, kind, metadata, spec (or data).
+func (d *fieldDecoder) decodeEnvelope(n *yaml.Node, kind string, meta *metadata, spec any) {
+	allowed := map[string]bool{"apiVersion": true, "kind": true, "metadata": true, "status": true}
+	body := "spec"
+	if kind == KindConfigMap {
+		body = "data"
+		allowed["binaryData"], allowed["immutable"] = true, true
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			d.fail(k.Line, "field %q is defined twice", k.Value)
+			continue
+		}
+		seen[k.Value] = !isNull(v)
+		d.lines[k.Value] = k.Line
+		switch k.Value {
+		case "metadata":
+			d.decode(v, reflect.ValueOf(meta).Elem(), "metadata")
+		case body:
+			d.decode(v, reflect.ValueOf(spec).Elem(), body)
+		default:
+			if !allowed[k.Value] {
+				d.fail(k.Line, "unknown field %q", k.Value)
+			}
+		}
+	}
+	if !seen["metadata"] {
+		d.fail(n.Line, "missing required field \"metadata\"")
+	} else if meta.Name == "" && d.ok {
+		d.fail(d.lineOf("metadata", n.Line), "metadata.name must not be empty")
+	}
+	if !seen[body] && kind != KindConfigMap {
+		d.fail(n.Line, "missing required field %q", body)
+	}
+}
+
+func (d *fieldDecoder) lineOf(path string, fallback int) int {
+	if l, ok := d.lines[path]; ok {
+		return l
+	}
+	return fallback
+}
+
+// pathNameKinds become folder names or namespace parts, so their names must be DNS-1123 labels.
+var pathNameKinds = map[string]bool{KindClusterType: true, KindWorkload: true, KindEnvironment: true, KindDeploymentTarget: true}
+
+func validateMeta(d *fieldDecoder, obj *Object) {
+	if obj.Name != "" {
+		var problems []string
+		if pathNameKinds[obj.Kind] {
+			problems = validation.IsDNS1123Label(obj.Name)
+		} else {
+			problems = validation.IsDNS1123Subdomain(obj.Name)
+		}
+		for _, p := range problems {
+			d.fail(d.lineOf("metadata.name", obj.Pos.Line), "invalid name %q: %s", obj.Name, p)
+		}
+	}
+	validateLabels(d, obj.Labels, "metadata.labels")
+}
+
+func validateLabels(d *fieldDecoder, labels map[string]string, path string) {
+	for _, k := range sortedKeys(labels) {
+		line := d.lineOf(path+"."+k, d.lineOf(path, d.pos.Line))
+		for _, p := range validation.IsQualifiedName(k) {
+			d.fail(line, "%s: invalid label key %q: %s", path, k, p)
+		}
+		for _, p := range validation.IsValidLabelValue(labels[k]) {
+			d.fail(line, "%s: invalid value for label %q: %s", path, k, p)
+		}
+	}
+}

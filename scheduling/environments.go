@@ -1,0 +1,58 @@
+package scheduling
+
+import (
+	"io/fs"
+	"sort"
+)
+
+// EnvironmentsDir is the folder of main that declares the environments, as in the reference.
+const EnvironmentsDir = ".environments"
+
+// LoadEnvironments reads the Environments declared in `.environments/` of main, sorted by name.
+func LoadEnvironments(main Source) ([]*Environment, Errors) {
+	var objs objects
+	var errs Errors
+	if _, err := fs.Stat(main.FS, EnvironmentsDir); err != nil {
+		return nil, nil // no .environments folder: no environments
+	}
+	files, err := readYAML(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir)
+	if err != nil {
+		errs.Add(Pos{File: main.Prefix + EnvironmentsDir}, "", "%v", err)
+		return nil, errs
+	}
+	for _, f := range files {
+		parseFile(f.display, f.data, &objs, &errs)
+	}
+	envs := dedupe(objs.environments, &errs)
+	sort.Slice(envs, func(i, j int) bool { return envs[i].Name < envs[j].Name })
+	return envs, errs.Sorted()
+}
+
+// FindEnvironment returns the environment with the given name, or nil.
+func FindEnvironment(envs []*Environment, name string) *Environment {
+	for _, e := range envs {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// PinnedCommit returns the commit that the BaseRepo "main" of an environment branch pins, or "".
+func PinnedCommit(env Source) string {
+	var objs objects
+	var errs Errors
+	files, err := readYAML(env, "")
+	if err != nil {
+		return ""
+	}
+	for _, f := range files {
+		parseFile(f.display, f.data, &objs, &errs)
+	}
+	for _, b := range objs.baseRepos {
+		if b.Name == "main" {
+			return b.Spec.Commit
+		}
+	}
+	return ""
+}

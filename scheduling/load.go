@@ -1,0 +1,270 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Inputs are the sources an environment is computed from.
+type Inputs struct {
+	Environment string         // the environment's name (its namespace in the reference)
+	Env         Source         // the environment branch of the control-plane repo
+	Main        Source         // main at the commit the environment's BaseRepo pins
+	Workloads   WorkloadSource // the registered workload repositories
+}
+
+// SourceCommit records which commit of which source an environment was computed from.
+type SourceCommit struct {
+	Name   string // e.g. "main", "dev", "workload platform-svc"
+	Repo   string
+	Branch string
+	Commit string
+}
+
+// Snapshot is the control-plane model of one environment, as the reference sees its namespace.
+type Snapshot struct {
+	Environment   string
+	GitOpsRepo    *GitOpsRepo
+	BaseRepo      *BaseRepo
+	ClusterTypes  []*ClusterType // sorted by name
+	Templates     map[string]*Template
+	Policies      []*SchedulingPolicy // sorted by name
+	ConfigMaps    []*ConfigMap        // sorted by name
+	ConfigSchemas []*ConfigSchema     // sorted by name
+	Registrations []*WorkloadRegistration
+	Workloads     []*Workload
+	Targets       []*DeploymentTarget // this environment's deployment targets, sorted by name
+	Broken        []*Object           // objects that failed validation
+	// Incomplete is set when objects that decide which assignments exist could not be read:
+	// then nothing that exists in the GitOps repo may be removed.
+	Incomplete bool
+	Sources    []SourceCommit
+	Errors     Errors
+}
+
+// Load reads an environment's sources into a snapshot. Problems are collected in the
+// snapshot's Errors; only what depends on a broken object is affected.
+func Load(in Inputs) *Snapshot {
+	snap := &Snapshot{Environment: in.Environment, Templates: map[string]*Template{}}
+	var objs objects
+	loadSource(in.Env, "", &objs, &snap.Errors, &snap.Incomplete)
+	snap.Sources = append(snap.Sources, SourceCommit{Name: in.Env.Name, Commit: in.Env.Commit})
+	snap.BaseRepo = pickBaseRepo(objs.baseRepos, &snap.Errors)
+	if snap.BaseRepo != nil && in.Main.FS != nil {
+		dir, err := SubPath(snap.BaseRepo.Spec.Path)
+		if err != nil {
+			snap.Errors.Add(snap.BaseRepo.At("spec.path"), snap.BaseRepo.Ref(), "%v", err)
+			snap.Incomplete = true
+		} else {
+			loadSource(in.Main, dir, &objs, &snap.Errors, &snap.Incomplete)
+		}
+		snap.Sources = append(snap.Sources, SourceCommit{Name: in.Main.Name, Repo: snap.BaseRepo.Spec.Repo,
+			Branch: snap.BaseRepo.Spec.Branch, Commit: in.Main.Commit})
+	}
+	snap.GitOpsRepo = pickGitOpsRepo(objs.gitopsRepos, &snap.Errors)
+	loadWorkloads(snap, &objs, in.Workloads)
+	assemble(snap, &objs)
+	snap.Errors = snap.Errors.Sorted()
+	return snap
+}
+
+func loadSource(src Source, dir string, objs *objects, errs *Errors, incomplete *bool) {
+	files, err := readYAML(src, dir)
+	if err != nil {
+		errs.Add(Pos{File: src.Prefix + dir}, "", "%v", err)
+		*incomplete = true
+		return
+	}
+	for _, f := range files {
+		parseFile(f.display, f.data, objs, errs)
+	}
+}
+
+func pickBaseRepo(repos []*BaseRepo, errs *Errors) *BaseRepo {
+	var main *BaseRepo
+	for _, r := range repos {
+		switch {
+		case r.Name != "main":
+			errs.Add(r.Pos, r.Ref(), "only the BaseRepo named \"main\" is read; this one is ignored")
+		case main != nil:
+			errs.Add(r.Pos, r.Ref(), "BaseRepo \"main\" is also defined at %s", main.Pos)
+		default:
+			main = r
+		}
+	}
+	return main
+}
+
+func pickGitOpsRepo(repos []*GitOpsRepo, errs *Errors) *GitOpsRepo {
+	if len(repos) == 0 {
+		return nil
+	}
+	for _, r := range repos[1:] {
+		errs.Add(r.Pos, r.Ref(), "only one GitOpsRepo per environment is supported; %s is used", repos[0].Ref())
+	}
+	return repos[0]
+}
+
+// loadWorkloads reads the Workload of every registration from its repository.
+func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource) {
+	regs := dedupe(objs.registrations, &snap.Errors)
+	sort.Slice(regs, func(i, j int) bool { return regs[i].Name < regs[j].Name })
+	snap.Registrations = regs
+	for _, reg := range regs {
+		if ws == nil {
+			snap.Errors.Add(reg.Pos, reg.Ref(), "no workload repositories are available to read %s", reg.Spec.Workload.Repo)
+			snap.Incomplete = true
+			continue
+		}
+		loadRegistration(snap, objs, ws, reg)
+	}
+}
+
+func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration) {
+	spec := reg.Spec.Workload
+	dir, err := SubPath(spec.Path)
+	if err == nil {
+		var src Source
+		if src, err = ws.Workload(spec); err == nil {
+			var found objects
+			loadSource(src, dir, &found, &snap.Errors, &snap.Incomplete)
+			for _, w := range found.workloads {
+				w.Registration = reg
+				w.Labels["kustomize.toolkit.fluxcd.io/name"] = snap.Environment + "-" + reg.Name
+				w.Labels["kustomize.toolkit.fluxcd.io/namespace"] = "flux-system"
+			}
+			objs.workloads = append(objs.workloads, found.workloads...)
+			objs.broken = append(objs.broken, found.broken...)
+			objs.unreadable = objs.unreadable || found.unreadable
+			snap.Sources = append(snap.Sources, SourceCommit{Name: "workload " + reg.Name, Repo: spec.Repo, Branch: spec.Branch, Commit: src.Commit})
+			return
+		}
+	}
+	snap.Errors.Add(reg.At("spec.workload"), reg.Ref(), "cannot read the workload: %v", err)
+	snap.Incomplete = true
+}
+
+// named is any loaded object.
+type named interface{ obj() *Object }
+
+func (o *Object) obj() *Object { return o }
+
+// dedupe keeps the first object of each name and reports the others.
+func dedupe[T named](list []T, errs *Errors) []T {
+	seen := map[string]*Object{}
+	out := list[:0:0]
+	for _, x := range list {
+		o := x.obj()
+		if first, ok := seen[o.Name]; ok {
+			errs.Add(o.Pos, o.Ref(), "%s is also defined at %s; this definition is ignored", o.Ref(), first.Pos)
+			continue
+		}
+		seen[o.Name] = o
+		out = append(out, x)
+	}
+	return out
+}
+
+func sortByName[T named](list []T) []T {
+	sort.SliceStable(list, func(i, j int) bool { return list[i].obj().Name < list[j].obj().Name })
+	return list
+}
+
+// setKinds decide which assignments exist; a broken one makes the snapshot incomplete.
+var setKinds = map[string]bool{KindClusterType: true, KindSchedulingPolicy: true, KindWorkload: true,
+	KindWorkloadRegistration: true, KindDeploymentTarget: true, KindGitOpsRepo: true, KindBaseRepo: true}
+
+// assemble de-duplicates the objects, derives deployment targets and fills the snapshot.
+func assemble(snap *Snapshot, objs *objects) {
+	snap.ClusterTypes = sortByName(dedupe(objs.clusterTypes, &snap.Errors))
+	for _, t := range dedupe(objs.templates, &snap.Errors) {
+		snap.Templates[t.Name] = t
+	}
+	snap.Policies = sortByName(dedupe(objs.policies, &snap.Errors))
+	snap.ConfigMaps = sortByName(dedupe(objs.configMaps, &snap.Errors))
+	snap.ConfigSchemas = sortByName(dedupe(objs.schemas, &snap.Errors))
+	var valid []*Workload
+	for _, w := range dedupe(objs.workloads, &snap.Errors) {
+		if validateWorkload(w, &snap.Errors) {
+			valid = append(valid, w)
+		} else {
+			objs.broken = append(objs.broken, &w.Object)
+		}
+	}
+	snap.Workloads = valid
+	snap.Targets = deploymentTargets(snap, objs.targets)
+	validatePolicies(snap)
+	snap.Broken = objs.broken
+	snap.Incomplete = snap.Incomplete || objs.unreadable
+	for _, b := range objs.broken {
+		if setKinds[b.Kind] {
+			snap.Incomplete = true
+		}
+	}
+	if snap.GitOpsRepo == nil {
+		snap.Errors.Add(Pos{File: snap.Environment}, "", "environment %q has no GitOpsRepo", snap.Environment)
+	}
+}
+
+// deploymentTargets derives this environment's targets from the workloads, as the reference's
+// Workload controller does, and adds the ones written directly.
+func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget) []*DeploymentTarget {
+	var out []*DeploymentTarget
+	for _, w := range snap.Workloads {
+		for i, t := range w.Spec.DeploymentTargets {
+			if t.Environment != snap.Environment {
+				continue
+			}
+			out = append(out, workloadTarget(w, i, t))
+		}
+	}
+	for _, t := range authored {
+		if t.Environment == snap.Environment {
+			out = append(out, t)
+		}
+	}
+	return sortByName(dedupeTargets(out, &snap.Errors))
+}
+
+func dedupeTargets(list []*DeploymentTarget, errs *Errors) []*DeploymentTarget {
+	seen := map[string]*DeploymentTarget{}
+	out := list[:0:0]
+	for _, t := range list {
+		if first, ok := seen[t.Name]; ok {
+			errs.Add(t.Pos, t.Ref(), "deployment target name %q is also produced at %s; this one is ignored", t.Name, first.Pos)
+			continue
+		}
+		seen[t.Name] = t
+		out = append(out, t)
+	}
+	return out
+}
+
+// workloadTarget builds the deployment target of target i of w, with the reference's labels:
+// target labels, overwritten by the workload's labels, then `workload` and `workspace`.
+func workloadTarget(w *Workload, i int, t TargetSpec) *DeploymentTarget {
+	labels := make(map[string]string, len(t.Labels)+len(w.Labels)+2)
+	for k, v := range t.Labels {
+		labels[k] = v
+	}
+	for k, v := range w.Labels {
+		labels[k] = v
+	}
+	workspace := ""
+	if w.Registration != nil {
+		workspace = w.Registration.Spec.Workspace
+	}
+	labels["workload"] = w.Name
+	labels["workspace"] = workspace
+	path := fmt.Sprintf("spec.deploymentTargets[%d]", i)
+	line := w.At(path + ".name").Line
+	schemas := append(append([]string(nil), t.ConfigSchemas...), w.Spec.ConfigSchemas...)
+	return &DeploymentTarget{
+		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: line}, lines: map[string]int{}},
+		Workload:      w.Name,
+		Workspace:     workspace,
+		Environment:   t.Environment,
+		Manifests:     t.Manifests,
+		ConfigSchemas: schemas,
+	}
+}

@@ -1,0 +1,88 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// file2 files a decoded object under its kind after the checks that need the whole object.
+func file2(objs *objects, obj Object, spec any) {
+	switch s := spec.(type) {
+	case *EnvironmentSpec:
+		objs.environments = append(objs.environments, &Environment{Object: obj, Spec: *s})
+	case *BaseRepoSpec:
+		objs.baseRepos = append(objs.baseRepos, &BaseRepo{Object: obj, Spec: *s})
+	case *ManifestsSpec:
+		objs.gitopsRepos = append(objs.gitopsRepos, &GitOpsRepo{Object: obj, Spec: *s})
+	case *WorkloadRegistrationSpec:
+		objs.registrations = append(objs.registrations, &WorkloadRegistration{Object: obj, Spec: *s})
+	case *WorkloadSpec:
+		objs.workloads = append(objs.workloads, &Workload{Object: obj, Spec: *s})
+	case *DeploymentTargetSpec:
+		objs.targets = append(objs.targets, authoredTarget(obj, s))
+	case *ClusterTypeSpec:
+		objs.clusterTypes = append(objs.clusterTypes, &ClusterType{Object: obj, Spec: *s})
+	case *TemplateSpec:
+		objs.templates = append(objs.templates, &Template{Object: obj, Spec: *s})
+	case *SchedulingPolicySpec:
+		objs.policies = append(objs.policies, &SchedulingPolicy{Object: obj, Spec: *s})
+	case *ConfigSchemaSpec:
+		objs.schemas = append(objs.schemas, &ConfigSchema{Object: obj, Spec: *s})
+	case *map[string]string:
+		objs.configMaps = append(objs.configMaps, &ConfigMap{Object: obj, Data: *s})
+	default:
+		panic(fmt.Sprintf("scheduling: unexpected spec %T", spec))
+	}
+}
+
+// authoredTarget turns a DeploymentTarget written directly into the model's target.
+func authoredTarget(obj Object, s *DeploymentTargetSpec) *DeploymentTarget {
+	return &DeploymentTarget{
+		Object:        obj,
+		Workload:      obj.Labels["workload"],
+		Workspace:     obj.Labels["workspace"],
+		Environment:   s.Environment,
+		Manifests:     s.Manifests,
+		ConfigSchemas: s.ConfigSchemas,
+	}
+}
+
+// validateWorkload checks what strict decoding cannot: target names and labels.
+func validateWorkload(w *Workload, errs *Errors) bool {
+	d := &fieldDecoder{pos: w.Pos, ref: w.Ref(), errs: errs, lines: w.lines, ok: true}
+	seen := map[string]bool{}
+	for i, t := range w.Spec.DeploymentTargets {
+		path := fmt.Sprintf("spec.deploymentTargets[%d]", i)
+		line := d.lineOf(path+".name", w.Pos.Line)
+		for _, p := range validation.IsDNS1123Label(t.Name) {
+			d.fail(line, "%s.name: invalid deployment target name %q: %s", path, t.Name, p)
+		}
+		if dt := TargetName(w.Name, t.Name); len(validation.IsDNS1123Label(t.Name)) == 0 {
+			for _, p := range validation.IsDNS1123Label(dt) {
+				d.fail(line, "%s.name: deployment target %q: %s", path, dt, p)
+			}
+		}
+		if seen[t.Name] {
+			d.fail(line, "%s.name: deployment target %q is defined twice", path, t.Name)
+		}
+		seen[t.Name] = true
+		validateLabels(d, t.Labels, path+".labels")
+	}
+	return d.ok
+}
+
+// TargetName is the name of a deployment target: `<workload>-<target>`.
+func TargetName(workload, target string) string { return workload + "-" + target }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

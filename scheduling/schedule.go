@@ -1,0 +1,170 @@
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// Assignment places one deployment target on one cluster type.
+type Assignment struct {
+	ClusterType *ClusterType
+	Target      *DeploymentTarget
+	Policies    []string // the policies that select it, sorted
+}
+
+// Key identifies the assignment: `<clusterType>/<deploymentTarget>`, its folder in the GitOps repo.
+func (a *Assignment) Key() string { return a.ClusterType.Name + "/" + a.Target.Name }
+
+// Namespace is the target namespace: `<environment>-<clusterType>-<deploymentTarget>`.
+func (a *Assignment) Namespace() string {
+	return a.Target.Environment + "-" + a.ClusterType.Name + "-" + a.Target.Name
+}
+
+// Name is the reference's Assignment name: `<workload>-<deploymentTarget>-<clusterType>`.
+func (a *Assignment) Name() string {
+	return a.Target.Workload + "-" + a.Target.Name + "-" + a.ClusterType.Name
+}
+
+// compiled selectors of a policy.
+type policySelectors struct {
+	targets, clusterTypes labels.Selector
+}
+
+// selectorOf converts a label selector as metav1.LabelSelectorAsSelector does: matchLabels and
+// matchExpressions ANDed, an empty selector matching everything.
+func selectorOf(s LabelSelector) (labels.Selector, error) {
+	if len(s.MatchLabels)+len(s.MatchExpressions) == 0 {
+		return labels.Everything(), nil
+	}
+	sel := labels.NewSelector()
+	for _, k := range sortedKeys(s.MatchLabels) {
+		r, err := labels.NewRequirement(k, selection.Equals, []string{s.MatchLabels[k]})
+		if err != nil {
+			return nil, err
+		}
+		sel = sel.Add(*r)
+	}
+	for _, e := range s.MatchExpressions {
+		op, ok := selectorOperators[e.Operator]
+		if !ok {
+			return nil, fmt.Errorf("%q is not a valid label selector operator (want In, NotIn, Exists or DoesNotExist)", e.Operator)
+		}
+		r, err := labels.NewRequirement(e.Key, op, append([]string(nil), e.Values...))
+		if err != nil {
+			return nil, err
+		}
+		sel = sel.Add(*r)
+	}
+	return sel, nil
+}
+
+var selectorOperators = map[string]selection.Operator{
+	"In": selection.In, "NotIn": selection.NotIn, "Exists": selection.Exists, "DoesNotExist": selection.DoesNotExist,
+}
+
+// validatePolicies compiles every policy's selectors; a policy whose selector is invalid is broken.
+func validatePolicies(snap *Snapshot) {
+	var valid []*SchedulingPolicy
+	for _, p := range snap.Policies {
+		if compilePolicy(p, &snap.Errors) {
+			valid = append(valid, p)
+		} else {
+			snap.Broken = append(snap.Broken, &p.Object)
+		}
+	}
+	snap.Policies = valid
+}
+
+func compilePolicy(p *SchedulingPolicy, errs *Errors) bool {
+	ok := true
+	var sel policySelectors
+	var err error
+	if sel.targets, err = selectorOf(p.Spec.DeploymentTargetSelector.LabelSelector); err != nil {
+		errs.Add(p.At("spec.deploymentTargetSelector.labelSelector"), p.Ref(), "deploymentTargetSelector: %v", err)
+		ok = false
+	}
+	if sel.clusterTypes, err = selectorOf(p.Spec.ClusterTypeSelector.LabelSelector); err != nil {
+		errs.Add(p.At("spec.clusterTypeSelector.labelSelector"), p.Ref(), "clusterTypeSelector: %v", err)
+		ok = false
+	}
+	p.selectors = &sel
+	return ok
+}
+
+// Selects reports whether the policy assigns target t to cluster type c.
+func (p *SchedulingPolicy) Selects(c *ClusterType, t *DeploymentTarget) bool {
+	return p.SelectsTarget(t) && p.SelectsClusterType(c)
+}
+
+// SelectsTarget reports whether the policy's deployment-target selector matches t.
+func (p *SchedulingPolicy) SelectsTarget(t *DeploymentTarget) bool {
+	ws := p.Spec.DeploymentTargetSelector.Workspace
+	if ws != "" && t.Labels["workspace"] != ws {
+		return false
+	}
+	return p.mustSelectors().targets.Matches(labels.Set(t.Labels))
+}
+
+// SelectsClusterType reports whether the policy's cluster-type selector matches c.
+func (p *SchedulingPolicy) SelectsClusterType(c *ClusterType) bool {
+	return p.mustSelectors().clusterTypes.Matches(labels.Set(c.Labels))
+}
+
+func (p *SchedulingPolicy) mustSelectors() *policySelectors {
+	if p.selectors == nil {
+		var errs Errors
+		if !compilePolicy(p, &errs) {
+			panic(fmt.Sprintf("scheduling: policy %s used with invalid selectors: %v", p.Name, errs))
+		}
+	}
+	return p.selectors
+}
+
+// Schedule computes every assignment of the snapshot, de-duplicated across overlapping
+// policies, sorted by cluster type and deployment target.
+func Schedule(snap *Snapshot) []*Assignment {
+	byKey := map[string]*Assignment{}
+	for _, p := range snap.Policies {
+		var cts []*ClusterType
+		for _, c := range snap.ClusterTypes {
+			if p.SelectsClusterType(c) {
+				cts = append(cts, c)
+			}
+		}
+		if len(cts) == 0 {
+			continue
+		}
+		for _, t := range snap.Targets {
+			if !p.SelectsTarget(t) {
+				continue
+			}
+			for _, c := range cts {
+				addAssignment(byKey, c, t, p.Name)
+			}
+		}
+	}
+	out := make([]*Assignment, 0, len(byKey))
+	for _, a := range byKey {
+		sort.Strings(a.Policies)
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ClusterType.Name != out[j].ClusterType.Name {
+			return out[i].ClusterType.Name < out[j].ClusterType.Name
+		}
+		return out[i].Target.Name < out[j].Target.Name
+	})
+	return out
+}
+
+func addAssignment(byKey map[string]*Assignment, c *ClusterType, t *DeploymentTarget, policy string) {
+	key := c.Name + "/" + t.Name
+	if a, ok := byKey[key]; ok {
+		a.Policies = append(a.Policies, policy)
+		return
+	}
+	byKey[key] = &Assignment{ClusterType: c, Target: t, Policies: []string{policy}}
+}

@@ -1,0 +1,126 @@
+package scheduling
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// Source is a tree of files: one branch (or folder of it) of a repository at one commit.
+type Source struct {
+	FS     fs.FS  // the files, rooted at the repository (or folder) root
+	Name   string // what the source is, e.g. "main", "dev", "workload platform-svc"
+	Prefix string // put before every path in messages, e.g. "control-plane/dev/"
+	Commit string // the commit the files come from, when known
+}
+
+// WorkloadSource finds the files a WorkloadRegistration points at.
+type WorkloadSource interface {
+	// Workload returns the source of a registration's repo and branch; the caller reads spec.path in it.
+	Workload(spec ManifestsSpec) (Source, error)
+}
+
+// SubPath cleans a repository-relative path and refuses one that leaves the repository.
+func SubPath(p string) (string, error) {
+	var out []string
+	for _, seg := range strings.Split(strings.TrimSpace(p), "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(out) == 0 {
+				return "", fmt.Errorf("path %q leaves the repository", p)
+			}
+			out = out[:len(out)-1]
+		default:
+			out = append(out, seg)
+		}
+	}
+	return strings.Join(out, "/"), nil
+}
+
+// RepoSlug returns OWNER/REPO of a repository URL such as https://github.com/OWNER/REPO(.git).
+func RepoSlug(repo string) (owner, name string, err error) {
+	u, err := url.Parse(strings.TrimSpace(repo))
+	if err != nil {
+		return "", "", fmt.Errorf("repository URL %q: %w", repo, err)
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if u.Host == "" || len(parts) < 2 || parts[len(parts)-2] == "" || parts[len(parts)-1] == "" {
+		return "", "", fmt.Errorf("repository URL %q is not of the form https://HOST/OWNER/REPO", repo)
+	}
+	owner, name = parts[len(parts)-2], strings.TrimSuffix(parts[len(parts)-1], ".git")
+	if owner == ".." || name == ".." || owner == "." || name == "." {
+		return "", "", fmt.Errorf("repository URL %q is not of the form https://HOST/OWNER/REPO", repo)
+	}
+	return owner, name, nil
+}
+
+// yamlFile is one YAML file read from a source.
+type yamlFile struct {
+	display string
+	data    []byte
+}
+
+// readYAML returns every .yaml/.yml file below dir in src, in path order, honouring the
+// `.sourceignore` file at the source root as Flux does.
+func readYAML(src Source, dir string) ([]yamlFile, error) {
+	ignore, err := sourceIgnore(src.FS)
+	if err != nil {
+		return nil, err
+	}
+	root := dir
+	if root == "" {
+		root = "."
+	}
+	var files []yamlFile
+	err = fs.WalkDir(src.FS, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		parts := strings.Split(p, "/")
+		if d.IsDir() {
+			if p != root && (d.Name() == ".git" || ignore.Match(parts, true)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		ext := path.Ext(p)
+		if (ext != ".yaml" && ext != ".yml") || ignore.Match(parts, false) {
+			return nil
+		}
+		data, err := fs.ReadFile(src.FS, p)
+		if err != nil {
+			return fmt.Errorf("read %s%s: %w", src.Prefix, p, err)
+		}
+		files = append(files, yamlFile{display: src.Prefix + p, data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s%s: %w", src.Prefix, dir, err)
+	}
+	return files, nil
+}
+
+func sourceIgnore(fsys fs.FS) (gitignore.Matcher, error) {
+	data, err := fs.ReadFile(fsys, ".sourceignore")
+	if errors.Is(err, fs.ErrNotExist) {
+		return gitignore.NewMatcher(nil), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read .sourceignore: %w", err)
+	}
+	var patterns []gitignore.Pattern
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		patterns = append(patterns, gitignore.ParsePattern(line, nil))
+	}
+	return gitignore.NewMatcher(patterns), nil
+}
