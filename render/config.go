@@ -35,7 +35,7 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 	}
 	idx := &configIndex{set: NewConfigSet(platform, azure)}
 	for _, b := range snap.Broken {
-		if p, az := isPlatformConfig(b.Name, b.Labels); b.Kind == scheduling.KindConfigMap && (p || az) {
+		if p, az := isPlatformConfig(b.Name, b.Labels); b.Kind == scheduling.KindConfigMap && (p || az || b.Unknown) {
 			idx.broken = append(idx.broken, b)
 		}
 	}
@@ -46,7 +46,7 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 func (e *Engine) configFor(a *scheduling.Assignment) (map[string]any, *scheduling.Error) {
 	ct, dt := a.ClusterType, a.Target
 	for _, b := range e.config.broken {
-		if _, az := isPlatformConfig(b.Name, b.Labels); az || LabelsMatch(b.Labels, ct.Name, ct.Labels, dt.Name, dt.Labels) {
+		if _, az := isPlatformConfig(b.Name, b.Labels); b.Unknown || az || LabelsMatch(b.Labels, ct.Name, ct.Labels, dt.Name, dt.Labels) {
 			return nil, &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: fmt.Sprintf("cannot compose the config of %s: this ConfigMap is invalid", a.Key())}
 		}
 	}
@@ -166,5 +166,11 @@ func check(applied []*compiledSchema, cfg map[string]any) *scheduling.Error {
 			}
 		}
 	}
-	return &scheduling.Error{Pos: at.pos, Object: at.ref, Msg: err.Error()}
+	return &scheduling.Error{Pos: at.pos, Object: at.ref, Msg: oneLine(err.Error())}
+}
+
+// oneLine folds a multi-line message so that every error stays one `file:line: message` line.
+func oneLine(msg string) string {
+	msg = strings.ReplaceAll(msg, ":\n- ", ": ")
+	return strings.ReplaceAll(strings.ReplaceAll(msg, "\n- ", "; "), "\n", "; ")
 }

@@ -44,24 +44,115 @@ var internalKinds = map[string]bool{"Assignment": true, "AssignmentPackage": tru
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // parseFile reads every YAML document of a file and adds the control-plane objects to objs.
+// A document with a syntax error is reported and blanked out (its kind and name recovered
+// from the text when possible), and the rest of the file is read again without it.
 func parseFile(file string, data []byte, objs *objects, errs *Errors) {
+	lines := strings.SplitAfter(string(data), "\n")
+	for attempt := 0; attempt <= len(lines); attempt++ {
+		var found objects
+		var found2 Errors
+		err := decodeDocuments(file, []byte(strings.Join(lines, "")), &found, &found2)
+		if err == nil {
+			objs.merge(&found)
+			*errs = append(*errs, found2...)
+			return
+		}
+		pos := syntaxPos(file, err)
+		start, end := documentAround(lines, pos.Line)
+		broken := recoverIdentity(lines[start:end], Pos{File: file, Line: start + 1})
+		errs.Add(pos, broken.Ref(), "YAML syntax error: %s", syntaxMessage(err))
+		if broken.Kind == "" {
+			objs.unreadable = true
+		} else {
+			objs.broken = append(objs.broken, broken)
+		}
+		for i := start; i < end; i++ {
+			lines[i] = "\n"
+		}
+	}
+}
+
+func decodeDocuments(file string, data []byte, objs *objects, errs *Errors) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
-			return
+			return nil
 		}
 		if err != nil {
-			objs.unreadable = true
-			errs.Add(syntaxPos(file, err), "", "YAML syntax error: %s", syntaxMessage(err))
-			return
+			return err
 		}
-		if len(doc.Content) == 0 {
-			continue
+		if len(doc.Content) > 0 {
+			parseDocument(file, doc.Content[0], objs, errs)
 		}
-		parseDocument(file, doc.Content[0], objs, errs)
 	}
+}
+
+// documentAround returns the range of lines [start, end) of the document holding 1-based line.
+func documentAround(lines []string, line int) (start, end int) {
+	idx := min(max(line-1, 0), len(lines))
+	start, end = 0, len(lines)
+	for i := idx; i > 0; i-- {
+		if strings.HasPrefix(lines[i], "---") {
+			start = i + 1
+			break
+		}
+	}
+	if idx < len(lines) && strings.HasPrefix(lines[idx], "---") && idx+1 > start {
+		start = idx + 1
+	}
+	for i := max(idx+1, start); i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "---") {
+			end = i
+			break
+		}
+	}
+	return start, end
+}
+
+var (
+	kindLine = regexp.MustCompile(`^kind:\s*["']?([A-Za-z]+)["']?\s*$`)
+	nameLine = regexp.MustCompile(`^\s+name:\s*["']?([a-z0-9.\-]+)["']?\s*$`)
+)
+
+// recoverIdentity finds the kind and metadata.name of a document that does not parse.
+// Its labels are unknown, so anything that matches by labels must assume it applies.
+func recoverIdentity(lines []string, pos Pos) *Object {
+	obj := &Object{Pos: pos, Unknown: true, lines: map[string]int{}}
+	inMeta := false
+	for _, l := range lines {
+		l = strings.TrimRight(l, "\r\n")
+		if m := kindLine.FindStringSubmatch(l); m != nil && isOurKind(m[1]) {
+			obj.Kind = m[1]
+		}
+		switch {
+		case strings.HasPrefix(l, "metadata:"):
+			inMeta = true
+		case inMeta && obj.Name == "" && nameLine.MatchString(l):
+			obj.Name = nameLine.FindStringSubmatch(l)[1]
+		case len(l) > 0 && l[0] != ' ' && l[0] != '#':
+			inMeta = false
+		}
+	}
+	return obj
+}
+
+// merge adds everything found in one file.
+func (o *objects) merge(f *objects) {
+	o.environments = append(o.environments, f.environments...)
+	o.baseRepos = append(o.baseRepos, f.baseRepos...)
+	o.gitopsRepos = append(o.gitopsRepos, f.gitopsRepos...)
+	o.registrations = append(o.registrations, f.registrations...)
+	o.workloads = append(o.workloads, f.workloads...)
+	o.targets = append(o.targets, f.targets...)
+	o.clusterTypes = append(o.clusterTypes, f.clusterTypes...)
+	o.templates = append(o.templates, f.templates...)
+	o.policies = append(o.policies, f.policies...)
+	o.schemas = append(o.schemas, f.schemas...)
+	o.configMaps = append(o.configMaps, f.configMaps...)
+	o.broken = append(o.broken, f.broken...)
+	o.unreadable = o.unreadable || f.unreadable
 }
 
 func syntaxPos(file string, err error) Pos {

@@ -183,20 +183,12 @@ func assemble(snap *Snapshot, objs *objects) {
 	snap.Policies = sortByName(dedupe(objs.policies, &snap.Errors))
 	snap.ConfigMaps = sortByName(dedupe(objs.configMaps, &snap.Errors))
 	snap.ConfigSchemas = sortByName(dedupe(objs.schemas, &snap.Errors))
-	var valid []*Workload
-	for _, w := range dedupe(objs.workloads, &snap.Errors) {
-		if validateWorkload(w, &snap.Errors) {
-			valid = append(valid, w)
-		} else {
-			objs.broken = append(objs.broken, &w.Object)
-		}
-	}
-	snap.Workloads = valid
+	snap.Workloads = dedupe(objs.workloads, &snap.Errors)
 	snap.Targets = deploymentTargets(snap, objs.targets)
-	validatePolicies(snap)
 	snap.Broken = objs.broken
+	validatePolicies(snap)
 	snap.Incomplete = snap.Incomplete || objs.unreadable
-	for _, b := range objs.broken {
+	for _, b := range snap.Broken {
 		if setKinds[b.Kind] {
 			snap.Incomplete = true
 		}
@@ -211,7 +203,12 @@ func assemble(snap *Snapshot, objs *objects) {
 func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget) []*DeploymentTarget {
 	var out []*DeploymentTarget
 	for _, w := range snap.Workloads {
+		bad := validateTargets(w, &snap.Errors)
 		for i, t := range w.Spec.DeploymentTargets {
+			if bad[i] {
+				snap.Incomplete = true // the target may exist under a name we cannot read
+				continue
+			}
 			if t.Environment != snap.Environment {
 				continue
 			}

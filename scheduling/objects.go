@@ -49,19 +49,20 @@ func authoredTarget(obj Object, s *DeploymentTargetSpec) *DeploymentTarget {
 	}
 }
 
-// validateWorkload checks what strict decoding cannot: target names and labels.
-func validateWorkload(w *Workload, errs *Errors) bool {
-	d := &fieldDecoder{pos: w.Pos, ref: w.Ref(), errs: errs, lines: w.lines, ok: true}
+// validateTargets checks what strict decoding cannot, target names and labels, and returns
+// the indices of the targets that cannot be used.
+func validateTargets(w *Workload, errs *Errors) map[int]bool {
+	bad := map[int]bool{}
 	seen := map[string]bool{}
 	for i, t := range w.Spec.DeploymentTargets {
+		d := &fieldDecoder{pos: w.Pos, ref: w.Ref(), errs: errs, lines: w.lines, ok: true}
 		path := fmt.Sprintf("spec.deploymentTargets[%d]", i)
 		line := d.lineOf(path+".name", w.Pos.Line)
-		for _, p := range validation.IsDNS1123Label(t.Name) {
-			d.fail(line, "%s.name: invalid deployment target name %q: %s", path, t.Name, p)
-		}
-		if dt := TargetName(w.Name, t.Name); len(validation.IsDNS1123Label(t.Name)) == 0 {
-			for _, p := range validation.IsDNS1123Label(dt) {
-				d.fail(line, "%s.name: deployment target %q: %s", path, dt, p)
+		if problems := validation.IsDNS1123Label(t.Name); len(problems) > 0 {
+			d.fail(line, "%s.name: invalid deployment target name %q: %s", path, t.Name, problems[0])
+		} else {
+			for _, p := range validation.IsDNS1123Label(TargetName(w.Name, t.Name)) {
+				d.fail(line, "%s.name: deployment target %q: %s", path, TargetName(w.Name, t.Name), p)
 			}
 		}
 		if seen[t.Name] {
@@ -69,8 +70,9 @@ func validateWorkload(w *Workload, errs *Errors) bool {
 		}
 		seen[t.Name] = true
 		validateLabels(d, t.Labels, path+".labels")
+		bad[i] = !d.ok
 	}
-	return d.ok
+	return bad
 }
 
 // TargetName is the name of a deployment target: `<workload>-<target>`.

@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -47,18 +48,37 @@ func selectorOf(s LabelSelector) (labels.Selector, error) {
 		}
 		sel = sel.Add(*r)
 	}
-	for _, e := range s.MatchExpressions {
+	for i, e := range s.MatchExpressions {
 		op, ok := selectorOperators[e.Operator]
 		if !ok {
-			return nil, fmt.Errorf("%q is not a valid label selector operator (want In, NotIn, Exists or DoesNotExist)", e.Operator)
+			return nil, &exprError{index: i, field: "operator", err: fmt.Errorf("%q is not a valid label selector operator (want In, NotIn, Exists or DoesNotExist)", e.Operator)}
 		}
 		r, err := labels.NewRequirement(e.Key, op, append([]string(nil), e.Values...))
 		if err != nil {
-			return nil, err
+			return nil, &exprError{index: i, field: "key", err: err}
 		}
 		sel = sel.Add(*r)
 	}
 	return sel, nil
+}
+
+// exprError locates a problem in one of a selector's matchExpressions.
+type exprError struct {
+	index int
+	field string
+	err   error
+}
+
+func (e *exprError) Error() string { return e.err.Error() }
+
+// selectorError reports a selector problem at the line of the expression it is about.
+func selectorError(p *SchedulingPolicy, path string, err error, errs *Errors) {
+	field := path + ".labelSelector"
+	var ee *exprError
+	if errors.As(err, &ee) {
+		field = fmt.Sprintf("%s.matchExpressions[%d].%s", field, ee.index, ee.field)
+	}
+	errs.Add(p.At(field), p.Ref(), "%s: %v", path, err)
 }
 
 var selectorOperators = map[string]selection.Operator{
@@ -83,11 +103,11 @@ func compilePolicy(p *SchedulingPolicy, errs *Errors) bool {
 	var sel policySelectors
 	var err error
 	if sel.targets, err = selectorOf(p.Spec.DeploymentTargetSelector.LabelSelector); err != nil {
-		errs.Add(p.At("spec.deploymentTargetSelector.labelSelector"), p.Ref(), "deploymentTargetSelector: %v", err)
+		selectorError(p, "spec.deploymentTargetSelector", err, errs)
 		ok = false
 	}
 	if sel.clusterTypes, err = selectorOf(p.Spec.ClusterTypeSelector.LabelSelector); err != nil {
-		errs.Add(p.At("spec.clusterTypeSelector.labelSelector"), p.Ref(), "clusterTypeSelector: %v", err)
+		selectorError(p, "spec.clusterTypeSelector", err, errs)
 		ok = false
 	}
 	p.selectors = &sel

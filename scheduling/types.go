@@ -23,8 +23,10 @@ type Object struct {
 	Kind   string
 	Name   string
 	Labels map[string]string
-	Pos    Pos            // the line where the document starts
-	lines  map[string]int // line of each field path seen, e.g. "spec.reconciler"
+	Pos    Pos // the line where the document starts
+	// Unknown is set for an object that could not be parsed: its labels are not known.
+	Unknown bool
+	lines   map[string]int // line of each field path seen, e.g. "spec.reconciler"
 }
 
 // Ref names the object for messages, e.g. `ClusterType "large"`.
