@@ -124,3 +124,35 @@ func sourceIgnore(fsys fs.FS) (gitignore.Matcher, error) {
 	}
 	return gitignore.NewMatcher(patterns), nil
 }
+
+// TreeWorkloads finds a registration's files in fsys at OWNER/REPO/BRANCH, the layout of a
+// folder of checked-out workload repositories; prefix is shown before paths in messages.
+func TreeWorkloads(fsys fs.FS, prefix string) WorkloadSource {
+	return treeWorkloads{fsys: fsys, prefix: prefix}
+}
+
+type treeWorkloads struct {
+	fsys   fs.FS
+	prefix string
+}
+
+// Workload implements WorkloadSource.
+func (t treeWorkloads) Workload(spec ManifestsSpec) (Source, error) {
+	owner, name, err := RepoSlug(spec.Repo)
+	if err != nil {
+		return Source{}, err
+	}
+	branch, err := SubPath(spec.Branch)
+	if err != nil || branch == "" {
+		return Source{}, fmt.Errorf("invalid branch %q", spec.Branch)
+	}
+	dir := owner + "/" + name + "/" + branch
+	if st, err := fs.Stat(t.fsys, dir); err != nil || !st.IsDir() {
+		return Source{}, fmt.Errorf("%s branch %s: no folder %s%s", spec.Repo, spec.Branch, t.prefix, dir)
+	}
+	sub, err := fs.Sub(t.fsys, dir)
+	if err != nil {
+		return Source{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	return Source{FS: sub, Name: owner + "/" + name, Prefix: t.prefix + dir + "/"}, nil
+}

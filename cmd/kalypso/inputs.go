@@ -106,22 +106,6 @@ func (f *inputFlags) gitInputs() (scheduling.Inputs, scheduling.Errors, error) {
 	return gitsource.Inputs(repo, f.environment, ws)
 }
 
-// dirWorkloads finds a registration's files at DIR/OWNER/REPO/BRANCH.
-type dirWorkloads string
-
-// Workload implements scheduling.WorkloadSource.
-func (d dirWorkloads) Workload(spec scheduling.ManifestsSpec) (scheduling.Source, error) {
-	owner, name, err := scheduling.RepoSlug(spec.Repo)
-	if err != nil {
-		return scheduling.Source{}, err
-	}
-	branch, err := scheduling.SubPath(spec.Branch)
-	if err != nil || branch == "" {
-		return scheduling.Source{}, fmt.Errorf("invalid branch %q", spec.Branch)
-	}
-	dir := filepath.Join(string(d), owner, name, filepath.FromSlash(branch))
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return scheduling.Source{}, fmt.Errorf("%s branch %s: no directory %s", spec.Repo, spec.Branch, dir)
-	}
-	return scheduling.Source{FS: os.DirFS(dir), Name: owner + "/" + name, Prefix: displayDir(dir)}, nil
+func dirWorkloads(dir string) scheduling.WorkloadSource {
+	return scheduling.TreeWorkloads(os.DirFS(dir), displayDir(dir))
 }

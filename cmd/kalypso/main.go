@@ -25,6 +25,7 @@ func commands() map[string]command {
 		"validate": {"check a control plane and report every error", runValidate},
 		"plan":     {"show what would be added, changed and removed in the GitOps tree", runPlan},
 		"bench":    {"measure scheduling and rendering on a synthetic fleet", runBench},
+		"demo":     {"run Kalypso on the built-in sample control plane", runDemo},
 	}
 }
 
