@@ -194,10 +194,12 @@ func parseDocument(file string, n *yaml.Node, objs *objects, errs *Errors) {
 	switch {
 	case !hasKind && group == "scheduler.kalypso.io":
 		errs.Add(pos, "", "missing field \"kind\"")
+		objs.unreadable = true
 	case !hasKind || !hasAPI && !isOurKind(kind):
 		return
 	case !hasAPI:
 		errs.Add(pos, ObjectRef(kind, ""), "missing field \"apiVersion\" (want %s)", APIGroupVersion)
+		objs.brokenDocument(kind, n, pos)
 	case apiVersion == "v1" && kind == KindConfigMap:
 		decodeObject(file, n, kind, objs, errs)
 	case group != "scheduler.kalypso.io":
@@ -206,11 +208,19 @@ func parseDocument(file string, n *yaml.Node, objs *objects, errs *Errors) {
 		return
 	case !isOurKind(kind) || kind == KindConfigMap:
 		errs.Add(pos, "", "unknown kind %q in %s", kind, apiVersion)
+		objs.unreadable = true
 	case apiVersion != APIGroupVersion:
 		errs.Add(pos, ObjectRef(kind, ""), "unsupported apiVersion %q (want %s)", apiVersion, APIGroupVersion)
+		objs.brokenDocument(kind, n, pos)
 	default:
 		decodeObject(file, n, kind, objs, errs)
 	}
+}
+
+// brokenDocument records a document of a known kind that cannot be decoded at all.
+func (o *objects) brokenDocument(kind string, n *yaml.Node, pos Pos) {
+	name, _ := scalarField(metadataNode(n), "name")
+	o.broken = append(o.broken, &Object{Kind: kind, Name: name, Pos: pos, Unknown: true, lines: map[string]int{}})
 }
 
 func isOurKind(kind string) bool {
