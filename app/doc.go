@@ -1,0 +1,67 @@
+// Package app wires the Kalypso GitHub App: configuration, GitHub clients,
+// the webhook dispatcher, the HTTP server, metrics, the resync loop and
+// graceful shutdown. It holds no business logic: handlers and the resync
+// function are supplied by the caller.
+//
+// # Routes
+//
+//	POST /api/github/hook   webhook deliveries (HMAC-SHA256 signature required)
+//	GET  /healthz           200 "ok"
+//	GET  /metrics           Prometheus text exposition format
+//
+// A delivery is answered as soon as its signature is checked and it is queued:
+// 200 (handled event or ping), 202 (event type without a handler), 400 (bad or
+// missing signature, bad headers), 413 (over 25 MB), 503 (queue full or
+// shutting down). workers goroutines take events from a queue of queueSize;
+// each event runs under handlerTimeout with a context detached from the HTTP
+// request. Events are not persisted: a lost or refused delivery is caught up
+// by the periodic resync.
+//
+// # Handlers
+//
+// Handlers implement githubapp.EventHandler. The context they receive carries
+// a zerolog logger with github_delivery_id and github_event_type. Handlers
+// must call githubapp.PrepareRepoContext (or githubapp.PreparePRContext) with
+// the installation ID and repository of the payload before logging, so that
+// their lines also carry github_installation_id, github_repository_owner and
+// github_repository_name:
+//
+//	ctx, logger := githubapp.PrepareRepoContext(ctx, event.GetInstallation().GetID(), event.GetRepo())
+//
+// The app's own outcome line for each event ("webhook processed" or "webhook
+// processing failed") carries all five keys. Installation clients come from
+// Server.ClientCreator; git over HTTPS authenticates with user x-access-token
+// and the password from Server.InstallationToken, asked again before each fetch
+// or push. Never put a token in a URL, an error or a log line; errors logged by
+// the app have recent tokens and the webhook secret replaced by [redacted].
+//
+// # GitHub clients
+//
+// Installation clients are cached (64 at most) and send "kalypso/<version>" as
+// User-Agent. Their middleware, outermost first: retries (package ghretry:
+// Retry-After, rate-limit resets, backoff on 5xx for repeatable methods),
+// request logging at debug level (method, path, status; never headers),
+// go-githubapp's request and rate-limit metrics, and the remaining-requests gauge.
+// Responses are revalidated through a size-bounded ETag cache (github.httpCacheMB).
+//
+// # Metrics
+//
+//	kalypso_webhooks_received_total{event}           counter
+//	kalypso_webhooks_failed_total{event}             counter
+//	kalypso_reconcile_duration_seconds{trigger,outcome}  summary (trigger: webhook, resync)
+//	kalypso_github_rate_limit_remaining{resource}    gauge
+//	kalypso_github_retries_total{reason}             counter
+//	github_requests, github_requests_{2xx,3xx,4xx,5xx}, github_requests_cached  counters
+//	github_rate_limit{installation}, github_rate_remaining{installation}        gauges
+//	github_event_queued, github_event_workers (gauges), github_event_age (summary, ms),
+//	github_event_dropped (counter)
+//
+// The event label only takes the event types of the registered handlers (and
+// ping); anything else is counted as "other".
+//
+// # Lifecycle
+//
+// Run listens, runs the resync at start and then resync.interval after the end
+// of each run (never two at once; an error is logged, not fatal), and on
+// context cancellation shuts down gracefully within server.shutdownTimeout.
+package app

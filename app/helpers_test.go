@@ -1,0 +1,209 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/config"
+)
+
+const (
+	testSecret = "webhook-secret-for-tests"
+	testToken  = "ghs_installationTokenThatMustNeverBeLogged"
+)
+
+// keyOnce generates one RSA key for the whole test binary.
+var keyOnce = sync.OnceValue(func() string {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+})
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// fakeGitHub serves the few GitHub endpoints the wiring uses, under /api/v3 like GitHub Enterprise Server.
+type fakeGitHub struct {
+	*httptest.Server
+	tokenRequests atomic.Int32
+	apiRequests   atomic.Int32
+	userAgents    sync.Map
+}
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	f := &fakeGitHub{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v3/app/installations/{id}/access_tokens", func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+			http.Error(w, `{"message":"JWT required"}`, http.StatusUnauthorized)
+			return
+		}
+		f.tokenRequests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"token":%q,"expires_at":%q}`, testToken, time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	})
+	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}", func(w http.ResponseWriter, r *http.Request) {
+		f.apiRequests.Add(1)
+		f.userAgents.Store(r.Header.Get("User-Agent"), true)
+		if r.Header.Get("Authorization") != "token "+testToken {
+			http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "4987")
+		w.Header().Set("X-RateLimit-Resource", "core")
+		fmt.Fprintf(w, `{"name":%q,"owner":{"login":%q}}`, r.PathValue("repo"), r.PathValue("owner"))
+	})
+	f.Server = httptest.NewServer(mux)
+	t.Cleanup(f.Close)
+	return f
+}
+
+// testConfig returns a valid configuration pointing at the fake GitHub.
+func testConfig(t *testing.T, apiURL string) *config.Config {
+	t.Helper()
+	cfg := config.Default(func(string) string { return "" })
+	cfg.Server.Address = "127.0.0.1:0"
+	cfg.Server.ShutdownTimeout = config.Duration(5 * time.Second)
+	cfg.GitHub.V3APIURL = apiURL + "/api/v3/"
+	cfg.GitHub.GraphQLURL = apiURL + "/api/graphql"
+	cfg.GitHub.Timeout = config.Duration(5 * time.Second)
+	cfg.GitHub.App.IntegrationID = 1234
+	cfg.GitHub.App.WebhookSecret = testSecret
+	cfg.GitHub.App.PrivateKey = config.Secret(keyOnce())
+	cfg.Cache.Dir = t.TempDir()
+	cfg.Resync.Interval = 0
+	cfg.Workers = 2
+	cfg.QueueSize = 10
+	require.NoError(t, cfg.Validate())
+	return cfg
+}
+
+// newTestServer builds a Server logging at trace level into the returned buffer.
+func newTestServer(t *testing.T, cfg *config.Config, opts ...Option) (*Server, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	logger := zerolog.New(logs).Level(zerolog.TraceLevel)
+	s, err := New(cfg, append([]Option{WithLogger(logger), WithVersion("test")}, opts...)...)
+	require.NoError(t, err)
+	return s, logs
+}
+
+// running is a Server started by start.
+type running struct {
+	url    string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// start runs s until the test ends or stop is called.
+func start(t *testing.T, s *Server) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- s.Run(ctx) }()
+	select {
+	case <-s.Ready():
+	case err := <-r.done:
+		t.Fatalf("Run returned before listening: %v", err)
+	}
+	r.url = "http://" + s.Addr()
+	t.Cleanup(func() { cancel(); <-r.done })
+	return r
+}
+
+// stop cancels Run and returns its result.
+func (r *running) stop(t *testing.T) error {
+	t.Helper()
+	r.cancel()
+	select {
+	case err := <-r.done:
+		r.done <- err
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+		return nil
+	}
+}
+
+// sign returns the X-Hub-Signature-256 value of body.
+func sign(secret, body string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(body))
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// deliver posts a webhook; signature "" sends none.
+func deliver(t *testing.T, baseURL, event, body, signature string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, baseURL+"/api/github/hook", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", "delivery-"+event)
+	if signature != "" {
+		req.Header.Set("X-Hub-Signature-256", signature)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	return resp.StatusCode
+}
+
+// handlerFunc is an EventHandler built from a function.
+type handlerFunc struct {
+	events []string
+	fn     func(ctx context.Context, eventType, deliveryID string, payload []byte) error
+}
+
+func (h handlerFunc) Handles() []string { return h.events }
+
+func (h handlerFunc) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	return h.fn(ctx, eventType, deliveryID, payload)
+}
+
+// pushPayload is a minimal push event from installation 42 on octo/control-plane.
+const pushPayload = `{"ref":"refs/heads/main","installation":{"id":42},"repository":{"name":"control-plane","owner":{"login":"octo"}}}`
+
+// eventually polls cond for up to two seconds.
+func eventually(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	require.Eventually(t, cond, 2*time.Second, 5*time.Millisecond, msg)
+}

@@ -1,0 +1,75 @@
+package app
+
+import (
+	"strings"
+	"time"
+
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rcrowley/go-metrics"
+)
+
+// Metric names registered by the app; labels are appended as name[key:value,...].
+const (
+	MetricWebhooksReceived   = "kalypso_webhooks_received_total"
+	MetricWebhooksFailed     = "kalypso_webhooks_failed_total"
+	MetricReconcileDuration  = "kalypso_reconcile_duration_seconds"
+	MetricRateLimitRemaining = "kalypso_github_rate_limit_remaining"
+	MetricGitHubRetries      = "kalypso_github_retries_total"
+)
+
+// Label values of kalypso_reconcile_duration_seconds.
+const (
+	TriggerWebhook = "webhook"
+	TriggerResync  = "resync"
+	OutcomeSuccess = "success"
+	OutcomeError   = "error"
+	otherEvent     = "other"
+)
+
+// labeled formats a go-metrics name with labels, the convention go-githubapp uses
+// ("github.rate.limit[installation:42]") and the Prometheus exporter understands.
+func labeled(name string, kv ...string) string {
+	if len(kv) == 0 {
+		return name
+	}
+	parts := make([]string, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, kv[i]+":"+kv[i+1])
+	}
+	return name + "[" + strings.Join(parts, ",") + "]"
+}
+
+// counter returns the registered counter name with labels.
+func (s *Server) counter(name string, kv ...string) metrics.Counter {
+	return metrics.GetOrRegisterCounter(labeled(name, kv...), s.registry)
+}
+
+// observeReconcile records one webhook processing or resync run.
+func (s *Server) observeReconcile(trigger string, elapsed time.Duration, err error) {
+	outcome := OutcomeSuccess
+	if err != nil {
+		outcome = OutcomeError
+	}
+	name := labeled(MetricReconcileDuration, "trigger", trigger, "outcome", outcome)
+	metrics.GetOrRegisterTimer(name, s.registry).Update(elapsed)
+}
+
+// handledEvents lists the event types the handlers declare.
+func handledEvents(handlers []githubapp.EventHandler) map[string]bool {
+	events := map[string]bool{"ping": true}
+	for _, h := range handlers {
+		for _, e := range h.Handles() {
+			events[e] = true
+		}
+	}
+	return events
+}
+
+// eventLabel bounds the label taken from the unauthenticated X-GitHub-Event
+// header to the handled event types.
+func (s *Server) eventLabel(event string) string {
+	if s.events[event] {
+		return event
+	}
+	return otherEvent
+}

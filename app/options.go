@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rcrowley/go-metrics"
+	"github.com/rs/zerolog"
+)
+
+// Option configures a Server.
+type Option func(*options)
+
+// options collects what the Options set.
+type options struct {
+	handlers  []githubapp.EventHandler
+	logger    *zerolog.Logger
+	resync    func(ctx context.Context) error
+	transport http.RoundTripper
+	registry  metrics.Registry
+	version   string
+}
+
+// WithHandlers adds webhook event handlers; for an event type handled twice, the first one wins.
+func WithHandlers(handlers ...githubapp.EventHandler) Option {
+	return func(o *options) { o.handlers = append(o.handlers, handlers...) }
+}
+
+// WithLogger sets the base logger (default: built from the config's log settings, on standard error).
+func WithLogger(logger zerolog.Logger) Option {
+	return func(o *options) { o.logger = &logger }
+}
+
+// WithResync sets the full reconciliation run at start and every resync.interval.
+func WithResync(resync func(ctx context.Context) error) Option {
+	return func(o *options) { o.resync = resync }
+}
+
+// WithHTTPTransport sets the transport of every GitHub request (default http.DefaultTransport).
+func WithHTTPTransport(rt http.RoundTripper) Option {
+	return func(o *options) { o.transport = rt }
+}
+
+// WithRegistry sets the metrics registry (default: a new one per Server).
+func WithRegistry(reg metrics.Registry) Option {
+	return func(o *options) { o.registry = reg }
+}
+
+// WithVersion sets the version sent in the User-Agent "kalypso/<version>" (default: the build's module version).
+func WithVersion(version string) Option {
+	return func(o *options) { o.version = version }
+}
+
+// collectOptions applies opts over the defaults.
+func collectOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.transport == nil {
+		o.transport = http.DefaultTransport
+	}
+	if o.registry == nil {
+		o.registry = metrics.NewRegistry()
+	}
+	if o.version == "" {
+		o.version = buildVersion()
+	}
+	return o
+}
+
+// buildVersion returns the main module's version, or "dev" for local builds.
+func buildVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,92 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/rcrowley/go-metrics"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWritePrometheus(t *testing.T) {
+	reg := metrics.NewRegistry()
+	metrics.GetOrRegisterCounter("kalypso_webhooks_received_total[event:push]", reg).Inc(3)
+	metrics.GetOrRegisterCounter("kalypso_webhooks_received_total[event:check_run]", reg).Inc(1)
+	metrics.GetOrRegisterCounter("github.requests.2xx", reg).Inc(2)
+	metrics.GetOrRegisterGauge("github.rate.remaining[installation:42]", reg).Update(4999)
+	metrics.GetOrRegisterGaugeFloat64("odd-name.ratio[quote:a\"b]", reg).Update(0.25)
+	metrics.NewRegisteredFunctionalGauge("github.event.queued", reg, func() int64 { return 2 })
+	timer := metrics.GetOrRegisterTimer("kalypso_reconcile_duration_seconds[trigger:webhook,outcome:success]", reg)
+	timer.Update(2 * time.Second)
+	timer.Update(4 * time.Second)
+	hist := metrics.NewRegisteredHistogram("github.event.age", reg, metrics.NewUniformSample(10))
+	hist.Update(10)
+	meter := metrics.GetOrRegisterMeter("2xx.meter", reg)
+	meter.Mark(5)
+	defer meter.Stop()
+
+	var buf bytes.Buffer
+	require.NoError(t, WritePrometheus(&buf, reg))
+	want := `# TYPE _2xx_meter counter
+_2xx_meter 5
+# TYPE github_event_age summary
+github_event_age{quantile="0.5"} 10
+github_event_age{quantile="0.9"} 10
+github_event_age{quantile="0.99"} 10
+github_event_age_sum 10
+github_event_age_count 1
+# TYPE github_event_queued gauge
+github_event_queued 2
+# TYPE github_rate_remaining gauge
+github_rate_remaining{installation="42"} 4999
+# TYPE github_requests_2xx counter
+github_requests_2xx 2
+# HELP kalypso_reconcile_duration_seconds Duration of webhook processing and resync runs, by trigger and outcome.
+# TYPE kalypso_reconcile_duration_seconds summary
+kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.5"} 3
+kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.9"} 4
+kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.99"} 4
+kalypso_reconcile_duration_seconds_sum{trigger="webhook",outcome="success"} 6
+kalypso_reconcile_duration_seconds_count{trigger="webhook",outcome="success"} 2
+# HELP kalypso_webhooks_received_total Webhook deliveries received, by event type (unhandled types are counted as other).
+# TYPE kalypso_webhooks_received_total counter
+kalypso_webhooks_received_total{event="check_run"} 1
+kalypso_webhooks_received_total{event="push"} 3
+# TYPE odd_name_ratio gauge
+odd_name_ratio{quote="a\"b"} 0.25
+`
+	assert.Equal(t, want, buf.String())
+}
+
+func TestFormatFloat(t *testing.T) {
+	assert.Equal(t, "NaN", formatFloat(math.NaN()))
+	assert.Equal(t, "+Inf", formatFloat(math.Inf(1)))
+	assert.Equal(t, "1e+21", formatFloat(1e21))
+	assert.Equal(t, "0.001", formatFloat(0.001))
+}
+
+func TestLRUCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	c := newLRUCache(10)
+	c.Set("a", []byte("1234"))
+	c.Set("b", []byte("1234"))
+	_, ok := c.Get("a") // a is now the most recent
+	require.True(t, ok)
+	c.Set("c", []byte("1234")) // 12 bytes: evicts b
+	_, ok = c.Get("b")
+	assert.False(t, ok)
+	for _, k := range []string{"a", "c"} {
+		_, ok := c.Get(k)
+		assert.True(t, ok, k)
+	}
+	c.Set("huge", []byte("0123456789x"))
+	_, ok = c.Get("huge")
+	assert.False(t, ok, "larger than the cache")
+	c.Set("a", []byte("12345678"))
+	assert.Equal(t, 8, c.size, fmt.Sprint(c.items))
+	c.Delete("a")
+	assert.Equal(t, 0, c.size)
+}
