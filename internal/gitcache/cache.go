@@ -1,0 +1,189 @@
+// Package gitcache keeps local bare clones of the repositories the app reads and writes, and
+// moves bulk content over git (fetch and push) rather than the REST API.
+package gitcache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+)
+
+// ErrEmpty is returned when a remote repository has no commits yet.
+var ErrEmpty = errors.New("repository is empty")
+
+// ErrStale is returned when a push lost a race: the remote branch moved since it was read.
+var ErrStale = errors.New("remote branch moved")
+
+// Cache holds one bare repository per remote repository below a folder.
+type Cache struct {
+	dir    string
+	webURL string
+	locks  sync.Map // owner/name → *sync.Mutex
+}
+
+// New returns a cache in dir for repositories served below webURL (e.g. https://github.com).
+func New(dir, webURL string) *Cache {
+	return &Cache{dir: dir, webURL: strings.TrimSuffix(webURL, "/")}
+}
+
+// URL is the clone URL of a repository.
+func (c *Cache) URL(owner, name string) string {
+	return fmt.Sprintf("%s/%s/%s.git", c.webURL, owner, name)
+}
+
+// Lock serialises work on one repository; call the returned function to release it.
+func (c *Cache) Lock(owner, name string) func() {
+	m, _ := c.locks.LoadOrStore(owner+"/"+name, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+func auth(token string) transport.AuthMethod {
+	if token == "" {
+		return nil
+	}
+	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
+}
+
+// open returns the cached repository, creating it (bare, with remote origin) if needed.
+func (c *Cache) open(owner, name string) (*git.Repository, error) {
+	path := filepath.Join(c.dir, owner, name+".git")
+	repo, err := git.PlainOpen(path)
+	if err == nil {
+		return repo, nil
+	}
+	if !errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("open cache of %s/%s: %w", owner, name, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
+	}
+	repo, err = git.PlainInit(path, true)
+	if err != nil {
+		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
+	}
+	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{c.URL(owner, name)}})
+	if err != nil {
+		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
+	}
+	return repo, nil
+}
+
+// Fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
+// repository; branches that do not exist remotely are skipped.
+func (c *Cache) Fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
+	repo, err := c.open(owner, name)
+	if err != nil {
+		return nil, err
+	}
+	specs := []gitconfig.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}
+	if len(branches) > 0 {
+		specs, err = c.existing(ctx, repo, token, branches)
+		if err != nil || len(specs) == 0 {
+			return repo, err
+		}
+	}
+	err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RefSpecs: specs, Auth: auth(token), Force: true, Prune: len(branches) == 0})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+		return repo, nil
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return repo, fmt.Errorf("fetch %s/%s: %w", owner, name, ErrEmpty)
+	}
+	return nil, fmt.Errorf("fetch %s/%s: %w", owner, name, err)
+}
+
+// existing returns fetch refspecs for the branches that exist remotely, and drops the local
+// copies of the ones that no longer do.
+func (c *Cache) existing(ctx context.Context, repo *git.Repository, token string, branches []string) ([]gitconfig.RefSpec, error) {
+	remote, err := repo.Remote("origin")
+	if err != nil {
+		return nil, fmt.Errorf("remote origin: %w", err)
+	}
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth(token)})
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", remote.Config().URLs[0], err)
+	}
+	have := map[string]bool{}
+	for _, r := range refs {
+		have[r.Name().String()] = true
+	}
+	var specs []gitconfig.RefSpec
+	for _, b := range branches {
+		if have["refs/heads/"+b] {
+			specs = append(specs, gitconfig.RefSpec(fmt.Sprintf("+refs/heads/%s:refs/remotes/origin/%s", b, b)))
+		} else {
+			_ = repo.Storer.RemoveReference(plumbing.NewRemoteReferenceName("origin", b))
+		}
+	}
+	return specs, nil
+}
+
+// Head returns the fetched head of a remote branch, or the zero hash when it does not exist.
+func Head(repo *git.Repository, branch string) plumbing.Hash {
+	ref, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
+	if err != nil {
+		return plumbing.ZeroHash
+	}
+	return ref.Hash()
+}
+
+// Push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
+// it returns ErrStale when someone else moved the branch first.
+func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
+	repo, err := c.open(owner, name)
+	if err != nil {
+		return err
+	}
+	local := plumbing.ReferenceName("refs/heads/" + branch)
+	if err := repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
+		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
+	}
+	opts := &git.PushOptions{RemoteName: "origin", Auth: auth(token),
+		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", local, local))}}
+	if !old.IsZero() {
+		opts.RefSpecs[0] = "+" + opts.RefSpecs[0]
+		opts.ForceWithLease = &git.ForceWithLease{RefName: local, Hash: old}
+	}
+	err = repo.PushContext(ctx, opts)
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+	case strings.Contains(err.Error(), "non-fast-forward"), strings.Contains(err.Error(), "failed to update ref"),
+		strings.Contains(err.Error(), "rejected"):
+		return fmt.Errorf("push %s/%s %s: %w: %v", owner, name, branch, ErrStale, err)
+	default:
+		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
+	}
+	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
+}
+
+// Delete removes a remote branch if it is still at old.
+func (c *Cache) Delete(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
+	repo, err := c.open(owner, name)
+	if err != nil {
+		return err
+	}
+	ref := plumbing.ReferenceName("refs/heads/" + branch)
+	err = repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: auth(token),
+		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(":" + ref.String())}})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return fmt.Errorf("delete %s/%s %s: %w", owner, name, branch, err)
+	}
+	_ = repo.Storer.RemoveReference(plumbing.NewRemoteReferenceName("origin", branch))
+	_ = repo.Storer.RemoveReference(ref)
+	return nil
+}

@@ -1,0 +1,213 @@
+// Package gitops builds GitOps commits in a local repository, touching only what changes.
+package gitops
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// Paths returns every file of a commit's tree with its blob hash, without reading any blob.
+func Paths(repo *git.Repository, commit plumbing.Hash) (map[string]plumbing.Hash, plumbing.Hash, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	out := map[string]plumbing.Hash{}
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if err != nil {
+			break
+		}
+		if entry.Mode.IsFile() {
+			out[name] = entry.Hash
+		}
+	}
+	return out, c.TreeHash, nil
+}
+
+// BlobHash is the git object id of a file with this content.
+func BlobHash(content []byte) plumbing.Hash {
+	return plumbing.ComputeHash(plumbing.BlobObject, content)
+}
+
+// Edit writes a new tree: base with changes applied (content, or nil to delete). Only the
+// folders on the way to a changed path are rewritten; the rest of the tree is shared.
+func Edit(repo *git.Repository, base plumbing.Hash, changes map[string][]byte) (plumbing.Hash, error) {
+	byDir := map[string]map[string][]byte{}
+	for p, c := range changes {
+		dir, name := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if byDir[dir] == nil {
+			byDir[dir] = map[string][]byte{}
+		}
+		byDir[dir][name] = c
+	}
+	return editDir(repo, base, "", byDir)
+}
+
+// editDir rewrites the tree of folder dir (hash zero when it does not exist yet).
+func editDir(repo *git.Repository, hash plumbing.Hash, dir string, byDir map[string]map[string][]byte) (plumbing.Hash, error) {
+	entries := map[string]object.TreeEntry{}
+	if !hash.IsZero() {
+		t, err := object.GetTree(repo.Storer, hash)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", dir, err)
+		}
+		for _, e := range t.Entries {
+			entries[e.Name] = e
+		}
+	}
+	for name, content := range byDir[dir] {
+		if content == nil {
+			delete(entries, name)
+			continue
+		}
+		h, err := writeBlob(repo.Storer, content)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries[name] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
+	}
+	for _, sub := range subdirs(dir, byDir) {
+		old := plumbing.ZeroHash
+		if e, ok := entries[sub]; ok && e.Mode == filemode.Dir {
+			old = e.Hash
+		}
+		h, err := editDir(repo, old, path.Join(dir, sub), byDir)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if h.IsZero() {
+			delete(entries, sub)
+		} else {
+			entries[sub] = object.TreeEntry{Name: sub, Mode: filemode.Dir, Hash: h}
+		}
+	}
+	if len(entries) == 0 && dir != "" {
+		return plumbing.ZeroHash, nil // an empty folder disappears
+	}
+	return writeTree(repo.Storer, entries)
+}
+
+// subdirs lists the direct sub-folders of dir that hold changes.
+func subdirs(dir string, byDir map[string]map[string][]byte) []string {
+	seen := map[string]bool{}
+	for d := range byDir {
+		rest, ok := strings.CutPrefix(d, dir)
+		if !ok || d == dir {
+			continue
+		}
+		if dir != "" {
+			if rest, ok = strings.CutPrefix(rest, "/"); !ok {
+				continue
+			}
+		}
+		first, _, _ := strings.Cut(rest, "/")
+		seen[first] = true
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func writeBlob(s storer.EncodedObjectStorer, content []byte) (plumbing.Hash, error) {
+	obj := s.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	if _, err := w.Write(content); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	return s.SetEncodedObject(obj)
+}
+
+func writeTree(s storer.EncodedObjectStorer, entries map[string]object.TreeEntry) (plumbing.Hash, error) {
+	t := &object.Tree{}
+	for _, e := range entries {
+		t.Entries = append(t.Entries, e)
+	}
+	sort.Slice(t.Entries, func(i, j int) bool { return treeOrder(t.Entries[i]) < treeOrder(t.Entries[j]) })
+	obj := s.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	}
+	return s.SetEncodedObject(obj)
+}
+
+// treeOrder is git's order of tree entries: folders sort as if their name ended with "/".
+func treeOrder(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// The identity of the app's commits, as the reference's.
+const (
+	signatureName  = "Kalypso Scheduler"
+	signatureEmail = "kalypso.scheduler@email.com"
+)
+
+// Commit writes a commit of tree on parent with message and returns its hash.
+func Commit(repo *git.Repository, tree, parent plumbing.Hash, message string, when time.Time) (plumbing.Hash, error) {
+	sig := object.Signature{Name: signatureName, Email: signatureEmail, When: when}
+	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree}
+	if !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
+	}
+	obj := repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	return repo.Storer.SetEncodedObject(obj)
+}
+
+// Same reports whether commit has exactly this tree, parent and message.
+func Same(repo *git.Repository, commit, tree, parent plumbing.Hash, message string) bool {
+	c, err := repo.CommitObject(commit)
+	if err != nil || c.TreeHash != tree || c.Message != message {
+		return false
+	}
+	return len(c.ParentHashes) == 1 && c.ParentHashes[0] == parent || len(c.ParentHashes) == 0 && parent.IsZero()
+}
+
+// ReadFile returns a file of a commit, or nil when it does not exist.
+func ReadFile(repo *git.Repository, commit plumbing.Hash, name string) []byte {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return nil
+	}
+	f, err := c.File(name)
+	if err != nil {
+		return nil
+	}
+	s, err := f.Contents()
+	if err != nil {
+		return nil
+	}
+	return bytes.Clone([]byte(s))
+}
