@@ -2,11 +2,171 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/kalypso-gitops/kalypso/internal/fleet"
+	"github.com/kalypso-gitops/kalypso/render"
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-func runBench(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "kalypso bench: not built yet")
-	return 1
+// benchResult is what one measurement of the synthetic fleet found.
+type benchResult struct {
+	ClusterTypes      int     `json:"cluster_types"`
+	DeploymentTargets int     `json:"deployment_targets"`
+	Configs           int     `json:"configs"`
+	Policies          int     `json:"policies"`
+	Assignments       int     `json:"assignments"`
+	Files             int     `json:"files"`
+	LoadSeconds       float64 `json:"load_seconds"`
+	ScheduleSeconds   float64 `json:"schedule_seconds"`
+	RenderSeconds     float64 `json:"render_seconds"`
+	ApplySeconds      float64 `json:"apply_seconds"`
+	FullSeconds       float64 `json:"full_seconds"`
+	Allocs            uint64  `json:"allocs"`
+	AllocBytes        uint64  `json:"alloc_bytes"`
+	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
+	GOMAXPROCS        int     `json:"gomaxprocs"`
+	Runs              int     `json:"runs"`
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	spec := fleet.DefaultSpec()
+	var runs int
+	var asJSON bool
+	fs := newFlagSet("bench", "[--cluster-types N] [--workloads N] [--targets-per-workload N] [--configs N] [--policies N] [--runs N] [--json]",
+		"Generates a synthetic control plane in memory (the sample's templates, cluster types alternating\n"+
+			"between arc-flux and argocd, label-matched platform configs, policies that together assign every\n"+
+			"deployment target to every cluster type), then loads, schedules and renders it and applies the result\n"+
+			"to an empty GitOps tree. Prints the time of each step (best of --runs, by full time), the allocations\n"+
+			"of that run, the peak resident memory of the process and GOMAXPROCS.", stderr)
+	fs.IntVar(&spec.ClusterTypes, "cluster-types", spec.ClusterTypes, "number of cluster types")
+	fs.IntVar(&spec.Workloads, "workloads", spec.Workloads, "number of workloads, each registered from its own repository")
+	fs.IntVar(&spec.TargetsPerWorkload, "targets-per-workload", spec.TargetsPerWorkload, "deployment targets of each workload")
+	fs.IntVar(&spec.Configs, "configs", spec.Configs, "platform-config ConfigMaps (one environment-wide, the others matched by region, size or cluster type)")
+	fs.IntVar(&spec.Policies, "policies", spec.Policies, "scheduling policies, splitting the targets by workload label and the cluster types by label")
+	fs.IntVar(&runs, "runs", 3, "how many times to measure; the fastest run is reported")
+	fs.BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if err := checkBenchFlags(spec, runs); err != nil {
+		fmt.Fprintf(stderr, "kalypso bench: %v\n", err)
+		return 2
+	}
+	res, err := bench(ctx, spec, runs)
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso bench: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		if err := json.NewEncoder(stdout).Encode(res); err != nil {
+			fmt.Fprintf(stderr, "kalypso bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	printBench(stdout, res)
+	return 0
+}
+
+func checkBenchFlags(spec fleet.Spec, runs int) error {
+	for flagName, n := range map[string]int{"--cluster-types": spec.ClusterTypes, "--workloads": spec.Workloads,
+		"--targets-per-workload": spec.TargetsPerWorkload, "--configs": spec.Configs, "--policies": spec.Policies} {
+		if n < 0 {
+			return fmt.Errorf("flag %s: %d is negative", flagName, n)
+		}
+	}
+	if runs < 1 {
+		return fmt.Errorf("flag --runs: %d is not positive", runs)
+	}
+	return nil
+}
+
+// bench generates the fleet once and keeps the fastest of runs measurements.
+func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) {
+	f := fleet.New(spec)
+	var best benchResult
+	for i := range runs {
+		if err := ctx.Err(); err != nil {
+			return best, fmt.Errorf("interrupted: %w", err)
+		}
+		r, err := benchOnce(f)
+		if err != nil {
+			return best, err
+		}
+		if i == 0 || r.FullSeconds < best.FullSeconds {
+			best = r
+		}
+	}
+	best.Configs, best.Policies, best.Runs = spec.Configs, spec.Policies, runs
+	best.PeakRSSBytes = peakRSS()
+	best.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	return best, nil
+}
+
+// benchOnce loads, schedules, renders and applies the fleet once. The schedule time is
+// measured on its own, after the full run; the render time is the rest of render.Environment.
+func benchOnce(f *fleet.Fleet) (benchResult, error) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	snap := scheduling.Load(f.Inputs())
+	loaded := time.Now()
+	res := render.Environment(snap)
+	rendered := time.Now()
+	tree := res.Apply(render.Tree{})
+	applied := time.Now()
+	runtime.ReadMemStats(&after)
+
+	if len(res.Errors) > 0 {
+		return benchResult{}, fmt.Errorf("the synthetic fleet has %d errors, the first: %w", len(res.Errors), res.Errors[0])
+	}
+	if len(res.Outputs) != f.Assignments() {
+		return benchResult{}, fmt.Errorf("%d assignments rendered, want %d", len(res.Outputs), f.Assignments())
+	}
+	scheduleStart := time.Now()
+	scheduling.Schedule(snap)
+	schedule := time.Since(scheduleStart)
+	return benchResult{
+		ClusterTypes:      len(snap.ClusterTypes),
+		DeploymentTargets: len(snap.Targets),
+		Assignments:       len(res.Assignments),
+		Files:             len(tree),
+		LoadSeconds:       loaded.Sub(start).Seconds(),
+		ScheduleSeconds:   schedule.Seconds(),
+		RenderSeconds:     max(rendered.Sub(loaded)-schedule, 0).Seconds(),
+		ApplySeconds:      applied.Sub(rendered).Seconds(),
+		FullSeconds:       applied.Sub(start).Seconds(),
+		Allocs:            after.Mallocs - before.Mallocs,
+		AllocBytes:        after.TotalAlloc - before.TotalAlloc,
+	}, nil
+}
+
+// peakRSS is the process's peak resident set size in bytes (ru_maxrss is in KiB on Linux).
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) * 1024
+}
+
+func printBench(w io.Writer, r benchResult) {
+	fmt.Fprintf(w, "fleet:        %d cluster types × %d deployment targets, %d configs, %d policies\n",
+		r.ClusterTypes, r.DeploymentTargets, r.Configs, r.Policies)
+	fmt.Fprintf(w, "assignments:  %d (%d files)\n", r.Assignments, r.Files)
+	fmt.Fprintf(w, "load:         %.3fs\n", r.LoadSeconds)
+	fmt.Fprintf(w, "schedule:     %.3fs\n", r.ScheduleSeconds)
+	fmt.Fprintf(w, "render:       %.3fs\n", r.RenderSeconds)
+	fmt.Fprintf(w, "apply:        %.3fs\n", r.ApplySeconds)
+	fmt.Fprintf(w, "full:         %.3fs (best of %d)\n", r.FullSeconds, r.Runs)
+	fmt.Fprintf(w, "allocations:  %d (%.1f MiB)\n", r.Allocs, float64(r.AllocBytes)/(1<<20))
+	fmt.Fprintf(w, "peak RSS:     %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "GOMAXPROCS:   %d\n", r.GOMAXPROCS)
 }

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBenchJSONOnATinyFleet(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "bench", "--cluster-types", "3", "--workloads", "4", "--targets-per-workload", "2",
+		"--configs", "5", "--policies", "4", "--runs", "2", "--json")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	for _, field := range []string{"assignments", "full_seconds", "peak_rss_bytes", "load_seconds", "schedule_seconds",
+		"render_seconds", "allocs", "alloc_bytes", "cluster_types", "deployment_targets", "gomaxprocs"} {
+		require.Contains(t, got, field)
+	}
+	require.EqualValues(t, 3, got["cluster_types"])
+	require.EqualValues(t, 8, got["deployment_targets"])
+	require.EqualValues(t, 24, got["assignments"])
+	require.Equal(t, got["cluster_types"].(float64)*got["deployment_targets"].(float64), got["assignments"])
+	require.Positive(t, got["full_seconds"])
+	require.Positive(t, got["peak_rss_bytes"])
+	require.Positive(t, got["allocs"])
+	require.Positive(t, got["gomaxprocs"])
+}
+
+func TestBenchTextAndBadFlags(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "bench", "--cluster-types", "2", "--workloads", "1", "--targets-per-workload", "1", "--runs", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "assignments:  2 (")
+	require.Contains(t, stdout, "peak RSS:")
+
+	code, _, stderr = runCLI(t, "bench", "--runs", "0")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--runs")
+	code, _, stderr = runCLI(t, "bench", "--workloads", "-1")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--workloads")
+}
