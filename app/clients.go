@@ -36,7 +36,7 @@ func (s *Server) newClientCreator(gh githubapp.Config) (githubapp.ClientCreator,
 
 // retrying wraps next with the GitHub retry policy, logging and counting each retry.
 func (s *Server) retrying(next http.RoundTripper) http.RoundTripper {
-	return ghretry.New(next, ghretry.WithOnRetry(s.onRetry))
+	return ghretry.Middleware(ghretry.WithOnRetry(s.onRetry))(next)
 }
 
 // onRetry logs a retry with the request's context logger and counts it.

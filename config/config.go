@@ -34,54 +34,54 @@ const (
 
 // Config is the complete set of settings of the app.
 type Config struct {
-	Server         Server   `yaml:"server"`
-	GitHub         GitHub   `yaml:"github"`
-	Cache          Cache    `yaml:"cache"`
-	Resync         Resync   `yaml:"resync"`
-	Workers        int      `yaml:"workers"`
-	QueueSize      int      `yaml:"queueSize"`
-	HandlerTimeout Duration `yaml:"handlerTimeout"`
-	Log            Log      `yaml:"log"`
+	Server         Server   `yaml:"server"`         // HTTP listener
+	GitHub         GitHub   `yaml:"github"`         // endpoints, client and App credentials
+	Cache          Cache    `yaml:"cache"`          // local git cache
+	Resync         Resync   `yaml:"resync"`         // periodic full reconciliation
+	Workers        int      `yaml:"workers"`        // webhook events processed at once
+	QueueSize      int      `yaml:"queueSize"`      // webhook events waiting for a worker
+	HandlerTimeout Duration `yaml:"handlerTimeout"` // time limit of one event
+	Log            Log      `yaml:"log"`            // logging
 }
 
 // Server holds the HTTP listener settings.
 type Server struct {
-	Address         string   `yaml:"address"`
-	ShutdownTimeout Duration `yaml:"shutdownTimeout"`
+	Address         string   `yaml:"address"`         // host:port to listen on
+	ShutdownTimeout Duration `yaml:"shutdownTimeout"` // longest graceful shutdown
 }
 
 // GitHub holds the GitHub endpoints, client settings and App credentials.
 type GitHub struct {
-	V3APIURL    string   `yaml:"v3APIURL"`
-	WebURL      string   `yaml:"webURL"`
-	GraphQLURL  string   `yaml:"graphqlURL"`
-	Timeout     Duration `yaml:"timeout"`
-	HTTPCacheMB int      `yaml:"httpCacheMB"`
-	App         App      `yaml:"app"`
+	V3APIURL    string   `yaml:"v3APIURL"`    // REST API base URL, with a trailing slash
+	WebURL      string   `yaml:"webURL"`      // web URL, without a trailing slash
+	GraphQLURL  string   `yaml:"graphqlURL"`  // GraphQL endpoint
+	Timeout     Duration `yaml:"timeout"`     // time limit of one API call with its retries
+	HTTPCacheMB int      `yaml:"httpCacheMB"` // ETag cache per installation client, MiB
+	App         App      `yaml:"app"`         // App identity and secrets
 }
 
 // App holds the GitHub App's identity and secrets.
 type App struct {
-	IntegrationID  int64  `yaml:"integrationID"`
-	WebhookSecret  Secret `yaml:"webhookSecret"`
-	PrivateKey     Secret `yaml:"privateKey"`
-	PrivateKeyFile string `yaml:"privateKeyFile"`
+	IntegrationID  int64  `yaml:"integrationID"`  // App ID
+	WebhookSecret  Secret `yaml:"webhookSecret"`  // webhook signing secret
+	PrivateKey     Secret `yaml:"privateKey"`     // PEM private key, inline
+	PrivateKeyFile string `yaml:"privateKeyFile"` // path of the PEM private key
 }
 
 // Cache holds the local git cache settings.
 type Cache struct {
-	Dir string `yaml:"dir"`
+	Dir string `yaml:"dir"` // cache directory
 }
 
 // Resync holds the periodic full reconciliation settings.
 type Resync struct {
-	Interval Duration `yaml:"interval"`
+	Interval Duration `yaml:"interval"` // period; 0 disables the periodic run
 }
 
 // Log holds the logging settings.
 type Log struct {
-	Level  string `yaml:"level"`
-	Format string `yaml:"format"`
+	Level  string `yaml:"level"`  // trace, debug, info, warn or error
+	Format string `yaml:"format"` // json or console
 }
 
 // Default returns the settings used when neither the file nor the environment sets a value.

@@ -8,10 +8,10 @@ import (
 
 // Key describes one setting: its YAML path, environment variable, default and meaning.
 type Key struct {
-	Path        string
-	Env         string
-	Default     string
-	Description string
+	Path        string // YAML path, such as github.app.webhookSecret
+	Env         string // overriding environment variable
+	Default     string // default value, as documented
+	Description string // one-sentence meaning
 	set         func(c *Config, v string) error
 }
 

@@ -62,7 +62,7 @@ func (c *Config) decode(name string, data []byte) error {
 
 // ParseError lists the problems of a configuration file, each as "file:line: message".
 type ParseError struct {
-	Problems []string
+	Problems []string // one "file:line: message" per problem
 }
 
 // Error joins the problems, one per line.

@@ -11,8 +11,8 @@ import (
 
 // ValidationError lists every problem found in a configuration.
 type ValidationError struct {
-	Source   string
-	Problems []string
+	Source   string   // configuration file, if any
+	Problems []string // one message per problem, naming the key and its variable
 }
 
 // Error joins the problems, one per line.

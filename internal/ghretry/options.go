@@ -9,11 +9,11 @@ import (
 
 // Defaults of the options.
 const (
-	DefaultMaxAttempts    = 5
-	DefaultMaxWait        = time.Minute
-	DefaultBaseDelay      = time.Second
-	DefaultMaxDelay       = 30 * time.Second
-	DefaultSecondaryDelay = time.Minute
+	DefaultMaxAttempts    = 5                // attempts, the first included
+	DefaultMaxWait        = time.Minute      // longest single wait
+	DefaultBaseDelay      = time.Second      // first backoff delay
+	DefaultMaxDelay       = 30 * time.Second // backoff cap
+	DefaultSecondaryDelay = time.Minute      // wait after a secondary limit without Retry-After
 )
 
 // Option configures the transport returned by New.
@@ -21,12 +21,12 @@ type Option func(*transport)
 
 // Attempt describes a retry about to happen; it is passed to the WithOnRetry hook.
 type Attempt struct {
-	Request    *http.Request
-	Attempt    int
-	Wait       time.Duration
-	StatusCode int
-	Err        error
-	Reason     Reason
+	Request    *http.Request // the caller's request
+	Attempt    int           // number of the attempt that failed, from 1
+	Wait       time.Duration // wait before the next attempt
+	StatusCode int           // status of the failed attempt, 0 without a response
+	Err        error         // transport error of the failed attempt, if any
+	Reason     Reason        // why the request is retried
 }
 
 // WithMaxAttempts sets the total number of attempts, the first included (values below 1 mean 1).

@@ -19,9 +19,7 @@
 //
 // Use it as go-githubapp client middleware:
 //
-//	githubapp.WithClientMiddleware(func(next http.RoundTripper) http.RoundTripper {
-//		return ghretry.New(next)
-//	})
+//	githubapp.WithClientMiddleware(ghretry.Middleware(ghretry.WithMaxWait(time.Minute)))
 package ghretry
 
 import (
@@ -60,6 +58,11 @@ func New(next http.RoundTripper, opts ...Option) http.RoundTripper {
 		opt(t)
 	}
 	return t
+}
+
+// Middleware returns New as go-githubapp client middleware (githubapp.ClientMiddleware).
+func Middleware(opts ...Option) func(http.RoundTripper) http.RoundTripper {
+	return func(next http.RoundTripper) http.RoundTripper { return New(next, opts...) }
 }
 
 // RoundTrip sends req, retrying as the package documentation describes.

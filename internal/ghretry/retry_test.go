@@ -153,7 +153,7 @@ func TestBodyWithoutGetBodyIsBuffered(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, req.GetBody)
 
-	resp, err := New(nil, fakeOpts(rec)...).RoundTrip(req)
+	resp, err := Middleware(fakeOpts(rec)...)(http.DefaultTransport).RoundTrip(req)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, 201, resp.StatusCode)
