@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -84,7 +85,8 @@ type Log struct {
 	Format string `yaml:"format"` // json or console
 }
 
-// Default returns the settings used when neither the file nor the environment sets a value.
+// Default returns the settings used when neither the file nor the environment sets a value;
+// env (os.Getenv when nil) only provides $TMPDIR for cache.dir.
 func Default(env func(string) string) *Config {
 	return &Config{
 		Server: Server{Address: DefaultAddress, ShutdownTimeout: Duration(DefaultShutdownTimeout)},
@@ -103,8 +105,11 @@ func Default(env func(string) string) *Config {
 	}
 }
 
-// tempDir is $TMPDIR from env, or /tmp.
+// tempDir is $TMPDIR from env (os.Getenv when nil), or /tmp.
 func tempDir(env func(string) string) string {
+	if env == nil {
+		env = os.Getenv
+	}
 	if dir := env("TMPDIR"); dir != "" {
 		return dir
 	}
