@@ -38,6 +38,24 @@ type Plan struct {
 
 // Diff compares two trees below root.
 func Diff(prev, next Tree, root string) *Plan {
+	var changes []Change
+	for _, p := range next.SortedPaths() {
+		if old, ok := prev[p]; !ok {
+			changes = append(changes, Change{Path: p, Kind: Added})
+		} else if !bytes.Equal(old, next[p]) {
+			changes = append(changes, Change{Path: p, Kind: Changed})
+		}
+	}
+	for _, p := range prev.SortedPaths() {
+		if _, ok := next[p]; !ok {
+			changes = append(changes, Change{Path: p, Kind: Removed})
+		}
+	}
+	return GroupChanges(changes, root)
+}
+
+// GroupChanges arranges changes (paths relative to the repository) by cluster type and assignment.
+func GroupChanges(changes []Change, root string) *Plan {
 	prefix := dirPrefix(root)
 	groups := map[[2]string][]Change{}
 	plan := &Plan{}
@@ -57,17 +75,8 @@ func Diff(prev, next Tree, root string) *Plan {
 		}
 		groups[key] = append(groups[key], Change{Path: rel, Kind: kind})
 	}
-	for _, p := range next.SortedPaths() {
-		if old, ok := prev[p]; !ok {
-			add(p, Added)
-		} else if !bytes.Equal(old, next[p]) {
-			add(p, Changed)
-		}
-	}
-	for _, p := range prev.SortedPaths() {
-		if _, ok := next[p]; !ok {
-			add(p, Removed)
-		}
+	for _, c := range changes {
+		add(c.Path, c.Kind)
 	}
 	for key, changes := range groups {
 		sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })

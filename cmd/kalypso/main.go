@@ -26,6 +26,7 @@ func commands() map[string]command {
 		"plan":     {"show what would be added, changed and removed in the GitOps tree", runPlan},
 		"bench":    {"measure scheduling and rendering on a synthetic fleet", runBench},
 		"demo":     {"run Kalypso on the built-in sample control plane", runDemo},
+		"serve":    {"run the GitHub App", runServe},
 	}
 }
 

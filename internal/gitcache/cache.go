@@ -168,6 +168,7 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	default:
 		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
 	}
+	_ = repo.Storer.RemoveReference(local) // only remote-tracking refs describe the remote
 	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
 }
 

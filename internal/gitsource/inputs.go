@@ -15,6 +15,12 @@ const MainBranch = "main"
 // Inputs reads an environment's sources from a local clone of the control-plane repository:
 // the Environment from main's HEAD, its branch, and main at the commit its BaseRepo pins.
 func Inputs(repo *git.Repository, envName string, workloads scheduling.WorkloadSource) (scheduling.Inputs, scheduling.Errors, error) {
+	return InputsWithMain(repo, envName, workloads, plumbing.ZeroHash)
+}
+
+// InputsWithMain is Inputs with main read at the given commit instead of the pinned one (zero:
+// the pin), to check a main commit against an environment before it is promoted.
+func InputsWithMain(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
 	in := scheduling.Inputs{Environment: envName, Workloads: workloads}
 	head, err := Resolve(repo, MainBranch)
 	if err != nil {
@@ -46,7 +52,11 @@ func Inputs(repo *git.Repository, envName string, workloads scheduling.WorkloadS
 		return in, errs, fmt.Errorf("environment %q: %w", envName, err)
 	}
 	in.Env = scheduling.Source{FS: envFS, Name: branch, Prefix: branch + ":" + dirPrefix(dir), Commit: envCommit.String()}
-	in.Main, err = pinnedMain(repo, in.Env, head)
+	if main.IsZero() {
+		in.Main, err = pinnedMain(repo, in.Env, head)
+	} else {
+		in.Main, err = mainAt(repo, main)
+	}
 	return in, errs, err
 }
 
@@ -67,9 +77,18 @@ func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash)
 		}
 		commit = h
 	}
+	return mainAt(repo, commit)
+}
+
+func mainAt(repo *git.Repository, commit plumbing.Hash) (scheduling.Source, error) {
 	fsys, err := TreeFS(repo, commit)
 	if err != nil {
 		return scheduling.Source{}, err
 	}
-	return scheduling.Source{FS: fsys, Name: MainBranch, Prefix: MainBranch + "@" + commit.String()[:7] + ":", Commit: commit.String()}, nil
+	return scheduling.Source{FS: fsys, Name: MainBranch, Prefix: MainPrefix(commit.String()), Commit: commit.String()}, nil
+}
+
+// MainPrefix is how paths of main at a commit appear in error positions.
+func MainPrefix(commit string) string {
+	return MainBranch + "@" + commit[:min(7, len(commit))] + ":"
 }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/app"
+	"github.com/kalypso-gitops/kalypso/config"
+	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+)
+
+func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
+	var path string
+	fs := newFlagSet("serve", "--config FILE",
+		"Runs the GitHub App: receives webhooks at /api/github/hook, keeps one pull request per environment\n"+
+			"open on each GitOps repository, reports check runs, and resyncs every environment periodically.\n"+
+			"Settings come from --config and KALYPSO_* environment variables (see docs/configuration.md).", stderr)
+	fs.StringVar(&path, "config", "", "YAML settings file (optional when every setting comes from KALYPSO_* variables)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	cfg, err := config.Load(path, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso serve: %v\n", err)
+		return 2
+	}
+	srv, err := NewServer(cfg, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kalypso serve: %v\n", err)
+		return 1
+	}
+	if err := srv.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "kalypso serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// NewServer wires the app: settings → clients → reconciler → handlers → HTTP server.
+func NewServer(cfg *config.Config, logs io.Writer, opts ...app.Option) (*app.Server, error) {
+	logger, err := app.NewLogger(cfg.Log, logs)
+	if err != nil {
+		return nil, err
+	}
+	clients := &serverClients{}
+	rec := reconcile.New(gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL), clients)
+	core := &handlers.Core{Reconciler: rec, Index: reconcile.NewIndex(rec)}
+	opts = append([]app.Option{
+		app.WithLogger(logger),
+		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}),
+		app.WithResync(func(ctx context.Context) error { return resync(ctx, clients, core) }),
+	}, opts...)
+	srv, err := app.New(cfg, opts...)
+	if err != nil {
+		return nil, err
+	}
+	clients.srv = srv
+	return srv, nil
+}
+
+// serverClients gives the reconciler the server's installation clients and tokens.
+type serverClients struct{ srv *app.Server }
+
+// Client implements reconcile.Clients.
+func (c *serverClients) Client(_ context.Context, installation int64) (*github.Client, error) {
+	return c.srv.ClientCreator().NewInstallationClient(installation)
+}
+
+// Token implements reconcile.Clients.
+func (c *serverClients) Token(ctx context.Context, installation int64) (string, error) {
+	return c.srv.InstallationToken(ctx, installation)
+}
+
+// resync lists the app's installations and reconciles all their environments.
+func resync(ctx context.Context, clients *serverClients, core *handlers.Core) error {
+	gh, err := clients.srv.ClientCreator().NewAppClient()
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		list, resp, err := gh.Apps.ListInstallations(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("list installations: %w", err)
+		}
+		for _, inst := range list {
+			ids = append(ids, inst.GetID())
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return core.Resync(ctx, ids)
+}

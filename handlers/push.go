@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+)
+
+// Push handles `push`: to an environment branch, a workload branch, a GitOps branch or main.
+type Push struct{ *Core }
+
+// Handles implements githubapp.EventHandler.
+func (h Push) Handles() []string { return []string{"push"} }
+
+// Handle implements githubapp.EventHandler.
+func (h Push) Handle(ctx context.Context, _, _ string, payload []byte) error {
+	var ev github.PushEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return fmt.Errorf("parse push event: %w", err)
+	}
+	branch, ok := strings.CutPrefix(ev.GetRef(), "refs/heads/")
+	if !ok || ev.GetDeleted() {
+		return nil
+	}
+	inst := githubapp.GetInstallationIDFromEvent(&ev)
+	repo := reconcile.Repo{Owner: ev.GetRepo().GetOwner().GetLogin(), Name: ev.GetRepo().GetName()}
+	if repo.Owner == "" {
+		repo.Owner = ev.GetRepo().GetOwner().GetName()
+	}
+	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, &github.Repository{Owner: &github.User{Login: &repo.Owner}, Name: &repo.Name})
+	commit := reconcile.Commit{Installation: inst, Repo: repo, Branch: branch, SHA: ev.GetAfter()}
+	isPlane, err := h.Index.IsControlPlane(ctx, inst, repo)
+	if err != nil {
+		return err
+	}
+	if isPlane || branch == gitsource.MainBranch {
+		if err := h.Index.Refresh(ctx, inst, repo); err != nil {
+			return err
+		}
+	}
+	if branch == gitsource.MainBranch {
+		if err := h.validateMain(ctx, inst, repo, commit); err != nil {
+			return err
+		}
+	}
+	return h.reconcileTouched(ctx, inst, repo, branch, commit)
+}
+
+// reconcileTouched reconciles every environment that reads or writes the pushed branch.
+func (h Push) reconcileTouched(ctx context.Context, inst int64, repo reconcile.Repo, branch string, commit reconcile.Commit) error {
+	envs, err := h.Index.Environments(ctx, inst)
+	if err != nil {
+		return err
+	}
+	var mine, others []reconcile.EnvInfo
+	for _, e := range envs {
+		switch {
+		case e.Env.ControlPlane == repo && e.Branch == branch:
+			mine = append(mine, e)
+		case readsWorkload(e, repo, branch):
+			mine = append(mine, e)
+		case e.GitOps == repo && e.GitOpsBranch == branch:
+			others = append(others, e)
+		}
+	}
+	commit.Prefixes = []string{branch + ":", reconcile.WorkloadPrefix(repo, branch)}
+	if err := h.reconcileAndReport(ctx, mine, &commit); err != nil {
+		return err
+	}
+	return h.reconcileAndReport(ctx, others, nil)
+}
+
+func readsWorkload(e reconcile.EnvInfo, repo reconcile.Repo, branch string) bool {
+	for _, w := range e.Workloads {
+		if w.Repo == repo && w.Branch == branch {
+			return true
+		}
+	}
+	return false
+}
+
+// validateMain checks a main commit against every environment of the control plane and
+// reports a check run per environment on it.
+func (h Push) validateMain(ctx context.Context, inst int64, repo reconcile.Repo, commit reconcile.Commit) error {
+	envs, err := h.Index.Matching(ctx, inst, func(e reconcile.EnvInfo) bool { return e.Env.ControlPlane == repo })
+	if err != nil {
+		return err
+	}
+	commit.Prefixes = []string{gitsource.MainPrefix(commit.SHA)}
+	for _, e := range envs {
+		out, err := h.Reconciler.Validate(ctx, e.Env, commit.SHA)
+		if out == nil {
+			out = &reconcile.Outcome{Env: e.Env}
+		}
+		logOutcome(ctx, out, err)
+		if rerr := h.Reconciler.Report(ctx, commit, out, err); rerr != nil {
+			return rerr
+		}
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// GitHub's limits on check runs.
+const (
+	maxAnnotationsPerRequest = 50
+	maxOutputText            = 65000
+)
+
+// Commit is a pushed commit a check run is reported on.
+type Commit struct {
+	Installation int64
+	Repo         Repo
+	Branch       string
+	SHA          string
+	// Prefixes are the position prefixes of files that belong to this commit, so that errors
+	// in them become annotations (e.g. "dev:" or "main@4a0821c:").
+	Prefixes []string
+}
+
+// CheckName is the name of an environment's check run.
+func CheckName(env string) string { return "Kalypso / " + env }
+
+// CheckExternalID identifies an environment's check run across restarts.
+func CheckExternalID(controlPlane Repo, env string) string {
+	return "kalypso:" + controlPlane.String() + ":" + env
+}
+
+// ParseExternalID reads back the control plane and environment of a check run.
+func ParseExternalID(id string) (Repo, string, bool) {
+	rest, ok := strings.CutPrefix(id, "kalypso:")
+	if !ok {
+		return Repo{}, "", false
+	}
+	slug, env, ok := strings.Cut(rest, ":")
+	owner, name, ok2 := strings.Cut(slug, "/")
+	return Repo{Owner: owner, Name: name}, env, ok && ok2 && env != ""
+}
+
+// Report posts one completed check run for an environment's outcome on a commit.
+func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure error) error {
+	gh, err := r.clients.Client(ctx, c.Installation)
+	if err != nil {
+		return err
+	}
+	annotations, text := annotate(c, out, failure)
+	conclusion := "success"
+	if failure != nil || len(out.Result.Errors) > 0 {
+		conclusion = "failure"
+	}
+	title := checkTitle(out, failure)
+	first := min(len(annotations), maxAnnotationsPerRequest)
+	opts := github.CreateCheckRunOptions{
+		Name: CheckName(out.Env.Name), HeadSHA: c.SHA, Status: github.String("completed"), Conclusion: &conclusion,
+		ExternalID: github.String(CheckExternalID(out.Env.ControlPlane, out.Env.Name)),
+		Output: &github.CheckRunOutput{Title: &title, Summary: github.String(truncate(checkSummary(out, failure), maxOutputText)),
+			Text: github.String(truncate(text, maxOutputText)), Annotations: annotations[:first]},
+	}
+	run, _, err := gh.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, opts)
+	if err != nil {
+		return fmt.Errorf("create check run on %s@%s: %w", c.Repo, c.SHA, err)
+	}
+	for i := first; i < len(annotations); i += maxAnnotationsPerRequest {
+		batch := annotations[i:min(i+maxAnnotationsPerRequest, len(annotations))]
+		_, _, err := gh.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, run.GetID(), github.UpdateCheckRunOptions{
+			Name: opts.Name, Output: &github.CheckRunOutput{Title: &title, Summary: opts.Output.Summary, Annotations: batch}})
+		if err != nil {
+			return fmt.Errorf("add annotations to check run %d: %w", run.GetID(), err)
+		}
+	}
+	return nil
+}
+
+func checkTitle(out *Outcome, failure error) string {
+	switch {
+	case failure != nil:
+		return "could not reconcile " + out.Env.Name
+	case len(out.Result.Errors) > 0:
+		return fmt.Sprintf("%d errors in %s", len(out.Result.Errors), out.Env.Name)
+	case out.PR != nil:
+		return fmt.Sprintf("%s: %d assignments, pull request #%d", out.Env.Name, len(out.Result.Outputs), out.PR.GetNumber())
+	}
+	return fmt.Sprintf("%s: %d assignments, GitOps branch up to date", out.Env.Name, len(out.Result.Outputs))
+}
+
+func checkSummary(out *Outcome, failure error) string {
+	var b strings.Builder
+	if failure != nil {
+		fmt.Fprintf(&b, "**Error:** %s\n\n", failure)
+	}
+	if out.Result != nil {
+		fmt.Fprintf(&b, "Environment **%s**: %d assignments rendered, %d failed, %d errors.\n\n",
+			out.Env.Name, len(out.Result.Outputs), len(out.Result.Failed), len(out.Result.Errors))
+	}
+	if out.PR != nil {
+		fmt.Fprintf(&b, "Pull request: [%s#%d](%s)\n\n", out.GitOps, out.PR.GetNumber(), out.PR.GetHTMLURL())
+	}
+	if out.Plan != nil {
+		b.WriteString(PlanMarkdown(out.Plan))
+	}
+	return b.String()
+}
+
+// annotate turns errors in the commit's own files into annotations; the others go to the text.
+func annotate(c Commit, out *Outcome, failure error) ([]*github.CheckRunAnnotation, string) {
+	var anns []*github.CheckRunAnnotation
+	var text strings.Builder
+	if out.Result == nil {
+		return nil, ""
+	}
+	for _, e := range out.Result.Errors {
+		if path, ok := ownPath(c, e.Pos.File); ok && e.Pos.Line > 0 {
+			msg := e.Msg
+			if e.Object != "" {
+				msg = e.Object + ": " + msg
+			}
+			anns = append(anns, &github.CheckRunAnnotation{Path: github.String(path), StartLine: github.Int(e.Pos.Line),
+				EndLine: github.Int(e.Pos.Line), AnnotationLevel: github.String("failure"), Message: github.String(msg)})
+			continue
+		}
+		fmt.Fprintf(&text, "- `%s`\n", e)
+	}
+	if text.Len() > 0 {
+		return anns, "Errors in other repositories or branches:\n\n" + text.String()
+	}
+	return anns, ""
+}
+
+func ownPath(c Commit, file string) (string, bool) {
+	for _, p := range c.Prefixes {
+		if rest, ok := strings.CutPrefix(file, p); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// ErrorsIn counts the errors located in a commit's files.
+func ErrorsIn(c Commit, errs scheduling.Errors) int {
+	n := 0
+	for _, e := range errs {
+		if _, ok := ownPath(c, e.Pos.File); ok {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,162 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/render"
+)
+
+// PromotedLabel marks a pull request that changes the promoted commit, as the reference does.
+const PromotedLabel = "promoted"
+
+// maxBody keeps a pull request body within GitHub's limit.
+const maxBody = 60000
+
+// commitMessage names the environment and, as trailers, every source commit it came from.
+func commitMessage(out *Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Kalypso: update environment %s\n\n", out.Env.Name)
+	fmt.Fprintf(&b, "Kalypso-Environment: %s\n", out.Env.Name)
+	fmt.Fprintf(&b, "Kalypso-Control-Plane: %s\n", out.Env.ControlPlane)
+	for _, s := range out.Sources {
+		fmt.Fprintf(&b, "Kalypso-Source: %s %s\n", s.Name, s.Commit)
+	}
+	return b.String()
+}
+
+func prTitle(out *Outcome) string {
+	return fmt.Sprintf("Kalypso: update %s from %s", out.Base, out.Env.ControlPlane)
+}
+
+// prBody summarises the changes per cluster type, the source commits and the errors.
+func prBody(out *Outcome) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "This PR updates the manifests of environment **%s** in GitOps branch `%s`.\n\n", out.Env.Name, out.Base)
+	b.WriteString(PlanMarkdown(out.Plan))
+	b.WriteString("\n### Sources\n\n")
+	for _, s := range out.Sources {
+		fmt.Fprintf(&b, "- %s `%s`\n", s.Name, s.Commit)
+	}
+	if errs := out.Result.Errors; len(errs) > 0 {
+		fmt.Fprintf(&b, "\n### %d errors (the affected assignments keep their last good manifests)\n\n", len(errs))
+		for _, e := range errs {
+			fmt.Fprintf(&b, "- `%s`\n", e)
+		}
+	}
+	return truncate(b.String(), maxBody)
+}
+
+// PlanMarkdown lists assignments added, changed and removed, per cluster type.
+func PlanMarkdown(p *render.Plan) string {
+	if p == nil || p.Empty() {
+		return "No changes.\n"
+	}
+	var b strings.Builder
+	a, c, r := p.Count()
+	fmt.Fprintf(&b, "%d files added, %d changed, %d removed.\n\n| cluster type | assignment | added | changed | removed |\n|---|---|---|---|---|\n", a, c, r)
+	for _, g := range p.Groups {
+		var n [3]int
+		for _, ch := range g.Changes {
+			n[map[render.ChangeKind]int{render.Added: 0, render.Changed: 1, render.Removed: 2}[ch.Kind]]++
+		}
+		name := g.Assignment
+		if name == "" {
+			name = "(cluster type files)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d |\n", g.ClusterType, name, n[0], n[1], n[2])
+	}
+	for _, o := range p.Other {
+		fmt.Fprintf(&b, "\n`%s` %s", o.Path, o.Kind)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// truncate cuts text to at most n bytes on a line boundary, with a note.
+func truncate(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndex(text[:n-200], "\n")
+	if cut < 0 {
+		cut = n - 200
+	}
+	return text[:cut] + fmt.Sprintf("\n\n… truncated: %d more characters not shown.\n", len(text)-cut)
+}
+
+func (r *Reconciler) findPR(ctx context.Context, out *Outcome, branch string) (*github.PullRequest, error) {
+	gh, err := r.clients.Client(ctx, out.Env.Installation)
+	if err != nil {
+		return nil, err
+	}
+	prs, _, err := gh.PullRequests.List(ctx, out.GitOps.Owner, out.GitOps.Name, &github.PullRequestListOptions{
+		State: "open", Head: out.GitOps.Owner + ":" + branch, Base: out.Base})
+	if err != nil {
+		return nil, fmt.Errorf("list pull requests of %s: %w", out.GitOps, err)
+	}
+	for _, pr := range prs {
+		if pr.GetHead().GetRef() == branch {
+			return pr, nil
+		}
+	}
+	return nil, nil
+}
+
+// ensurePR opens the environment's pull request or updates it in place.
+func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) error {
+	gh, err := r.clients.Client(ctx, out.Env.Installation)
+	if err != nil {
+		return err
+	}
+	pr, err := r.findPR(ctx, out, branch)
+	if err != nil {
+		return err
+	}
+	title, body := prTitle(out), prBody(out)
+	switch {
+	case pr == nil:
+		pr, _, err = gh.PullRequests.Create(ctx, out.GitOps.Owner, out.GitOps.Name, &github.NewPullRequest{
+			Title: &title, Body: &body, Head: &branch, Base: &out.Base, MaintainerCanModify: github.Bool(true)})
+		if err != nil {
+			return fmt.Errorf("open pull request on %s: %w", out.GitOps, err)
+		}
+	case pr.GetTitle() != title || pr.GetBody() != body:
+		pr, _, err = gh.PullRequests.Edit(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), &github.PullRequest{Title: &title, Body: &body})
+		if err != nil {
+			return fmt.Errorf("update pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
+		}
+	}
+	out.PR = pr
+	if out.Promoted && !hasLabel(pr, PromotedLabel) {
+		if _, _, err := gh.Issues.AddLabelsToIssue(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), []string{PromotedLabel}); err != nil {
+			return fmt.Errorf("label pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
+		}
+	}
+	return nil
+}
+
+func hasLabel(pr *github.PullRequest, name string) bool {
+	for _, l := range pr.Labels {
+		if l.GetName() == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Reconciler) closePR(ctx context.Context, out *Outcome, pr *github.PullRequest) error {
+	gh, err := r.clients.Client(ctx, out.Env.Installation)
+	if err != nil {
+		return err
+	}
+	_, resp, err := gh.PullRequests.Edit(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), &github.PullRequest{State: github.String("closed")})
+	if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) {
+		return fmt.Errorf("close pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
+	}
+	return nil
+}

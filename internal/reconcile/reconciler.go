@@ -1,0 +1,238 @@
+// Package reconcile converges an environment's GitOps pull request to what its control plane
+// says, and reports the outcome on GitHub as check runs.
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/gitops"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/render"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// BranchPrefix starts the name of the app's branch of each environment: `kalypso/<environment>`.
+const BranchPrefix = "kalypso/"
+
+// Repo names a repository.
+type Repo struct {
+	Owner, Name string
+}
+
+// String formats the repository as owner/name.
+func (r Repo) String() string { return r.Owner + "/" + r.Name }
+
+// Env identifies one environment of one control plane in one installation.
+type Env struct {
+	Installation int64
+	ControlPlane Repo
+	Name         string
+}
+
+// Clients gives what the reconciler needs from an installation: a REST client and a git token.
+type Clients interface {
+	Client(ctx context.Context, installation int64) (*github.Client, error)
+	Token(ctx context.Context, installation int64) (string, error)
+}
+
+// Reconciler computes environments from git and converges their GitOps pull requests.
+type Reconciler struct {
+	cache   *gitcache.Cache
+	clients Clients
+	now     func() time.Time
+}
+
+// New returns a reconciler over a git cache and installation clients.
+func New(cache *gitcache.Cache, clients Clients) *Reconciler {
+	return &Reconciler{cache: cache, clients: clients, now: time.Now}
+}
+
+// Outcome is what reconciling an environment found and did.
+type Outcome struct {
+	Env      Env
+	Result   *render.Result
+	Sources  []scheduling.SourceCommit
+	GitOps   Repo
+	Base     string       // the GitOps environment branch
+	Plan     *render.Plan // what the pull request changes in the GitOps branch
+	PR       *github.PullRequest
+	Promoted bool // the pull request changes the promoted commit
+	Commit   string
+}
+
+// Environment computes an environment and converges branch kalypso/<env> and its pull request.
+func (r *Reconciler) Environment(ctx context.Context, env Env) (*Outcome, error) {
+	token, err := r.clients.Token(ctx, env.Installation)
+	if err != nil {
+		return nil, fmt.Errorf("installation %d token: %w", env.Installation, err)
+	}
+	out := &Outcome{Env: env}
+	snap, err := r.snapshot(ctx, env, token)
+	if err != nil {
+		return nil, err
+	}
+	out.Result = render.Environment(snap)
+	out.Sources = snap.Sources
+	if !out.Result.HasTarget {
+		return out, nil // nothing may be written; the errors say why
+	}
+	if out.GitOps, err = repoOf(snap.GitOpsRepo.Spec.Repo); err != nil {
+		return out, fmt.Errorf("%s: %w", snap.GitOpsRepo.Ref(), err)
+	}
+	out.Base = snap.GitOpsRepo.Spec.Branch
+	for attempt := 0; ; attempt++ {
+		err = r.converge(ctx, token, out)
+		if !errors.Is(err, gitcache.ErrStale) || attempt == 3 {
+			return out, err
+		}
+	}
+}
+
+// Validate computes an environment with main at a given commit instead of its pin, writing nothing.
+func (r *Reconciler) Validate(ctx context.Context, env Env, main string) (*Outcome, error) {
+	token, err := r.clients.Token(ctx, env.Installation)
+	if err != nil {
+		return nil, fmt.Errorf("installation %d token: %w", env.Installation, err)
+	}
+	snap, err := r.snapshotAt(ctx, env, token, plumbing.NewHash(main))
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Env: env, Result: render.Environment(snap), Sources: snap.Sources}, nil
+}
+
+// snapshot fetches the control plane and loads the environment.
+func (r *Reconciler) snapshot(ctx context.Context, env Env, token string) (*scheduling.Snapshot, error) {
+	return r.snapshotAt(ctx, env, token, plumbing.ZeroHash)
+}
+
+func (r *Reconciler) snapshotAt(ctx context.Context, env Env, token string, main plumbing.Hash) (*scheduling.Snapshot, error) {
+	unlock := r.cache.Lock(env.ControlPlane.Owner, env.ControlPlane.Name)
+	defer unlock()
+	repo, err := r.cache.Fetch(ctx, env.ControlPlane.Owner, env.ControlPlane.Name, token)
+	if err != nil {
+		return nil, err
+	}
+	in, errs, err := gitsource.InputsWithMain(repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, locked: env.ControlPlane}, main)
+	if err != nil {
+		return nil, err
+	}
+	snap := scheduling.Load(in)
+	snap.Errors = append(errs, snap.Errors...).Sorted()
+	return snap, nil
+}
+
+func repoOf(url string) (Repo, error) {
+	owner, name, err := scheduling.RepoSlug(url)
+	return Repo{Owner: owner, Name: name}, err
+}
+
+// converge makes branch kalypso/<env> one commit on the GitOps branch with exactly the desired
+// tree, and keeps one pull request for it; with nothing to change the pull request is closed.
+func (r *Reconciler) converge(ctx context.Context, token string, out *Outcome) error {
+	gh := out.GitOps
+	unlock := r.cache.Lock(gh.Owner, gh.Name)
+	defer unlock()
+	branch := BranchPrefix + out.Env.Name
+	repo, err := r.cache.Fetch(ctx, gh.Owner, gh.Name, token, out.Base, branch)
+	if err != nil {
+		return err
+	}
+	base := gitcache.Head(repo, out.Base)
+	if base.IsZero() {
+		return fmt.Errorf("GitOps repository %s has no branch %q", gh, out.Base)
+	}
+	changes, baseTree, err := desiredChanges(repo, base, out)
+	if err != nil {
+		return err
+	}
+	appHead := gitcache.Head(repo, branch)
+	if len(changes) == 0 {
+		return r.retire(ctx, token, out, appHead)
+	}
+	tree, err := gitops.Edit(repo, baseTree, changes)
+	if err != nil {
+		return err
+	}
+	msg := commitMessage(out)
+	commit := appHead
+	if appHead.IsZero() || !gitops.Same(repo, appHead, tree, base, msg) {
+		if commit, err = gitops.Commit(repo, tree, base, msg, r.now()); err != nil {
+			return err
+		}
+		if err := r.cache.Push(ctx, gh.Owner, gh.Name, token, branch, commit, appHead); err != nil {
+			return err
+		}
+	}
+	out.Commit = commit.String()
+	return r.ensurePR(ctx, out, branch)
+}
+
+// desiredChanges compares the desired tree with the GitOps branch by blob hash, reading no blob.
+func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map[string][]byte, plumbing.Hash, error) {
+	paths, baseTree, err := gitops.Paths(repo, base)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	prev := make(render.Tree, len(paths))
+	for p := range paths {
+		prev[p] = nil // kept files come back as nil: unchanged
+	}
+	next := out.Result.Apply(prev)
+	changes := map[string][]byte{}
+	var list []render.Change
+	for p, content := range next {
+		old, existed := paths[p]
+		switch {
+		case content == nil, existed && old == gitops.BlobHash(content):
+			continue
+		case existed:
+			list = append(list, render.Change{Path: p, Kind: render.Changed})
+		default:
+			list = append(list, render.Change{Path: p, Kind: render.Added})
+		}
+		changes[p] = content
+	}
+	for p := range paths {
+		if _, ok := next[p]; !ok {
+			changes[p] = nil
+			list = append(list, render.Change{Path: p, Kind: render.Removed})
+		}
+	}
+	out.Plan = render.GroupChanges(list, out.Result.Root)
+	_, out.Promoted = changes[promotedPath(out.Result.Root)]
+	return changes, baseTree, nil
+}
+
+func promotedPath(root string) string {
+	if root == "" {
+		return render.PromotedCommitPath
+	}
+	return root + "/" + render.PromotedCommitPath
+}
+
+// retire closes the app's pull request and deletes its branch when nothing is left to propose.
+func (r *Reconciler) retire(ctx context.Context, token string, out *Outcome, appHead plumbing.Hash) error {
+	branch := BranchPrefix + out.Env.Name
+	pr, err := r.findPR(ctx, out, branch)
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		if err := r.closePR(ctx, out, pr); err != nil {
+			return err
+		}
+	}
+	if !appHead.IsZero() {
+		return r.cache.Delete(ctx, out.GitOps.Owner, out.GitOps.Name, token, branch, appHead)
+	}
+	return nil
+}
