@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -14,7 +15,51 @@ import (
 type configIndex struct {
 	set      *ConfigSet
 	broken   []*scheduling.Object
-	composed sync.Map // selection key → map[string]any (read-only)
+	composed sync.Map // selection key → *composedConfig
+	byData   sync.Map // map pointer of a composedConfig's data → *composedConfig
+}
+
+// composedConfig is the (read-only) config of one selection of sources and its YAML forms,
+// each made once: the config templates of every assignment that shares it print the same text.
+type composedConfig struct {
+	data        map[string]any
+	yaml        func() string // ToYaml(data)
+	stringified func() string // Stringify(data)
+}
+
+func newComposedConfig(data map[string]any) *composedConfig {
+	return &composedConfig{
+		data:        data,
+		yaml:        sync.OnceValue(func() string { return ToYaml(data) }),
+		stringified: sync.OnceValue(func() string { return Stringify(data) }),
+	}
+}
+
+// compose returns the composed config of a selection and the selection's key.
+func (idx *configIndex) compose(sel []int) (*composedConfig, string) {
+	key := SelectionKey(sel)
+	if c, ok := idx.composed.Load(key); ok {
+		return c.(*composedConfig), key
+	}
+	c, loaded := idx.composed.LoadOrStore(key, newComposedConfig(idx.set.Compose(sel)))
+	cc := c.(*composedConfig)
+	if !loaded {
+		idx.byData.Store(reflect.ValueOf(cc.data).Pointer(), cc)
+	}
+	return cc, key
+}
+
+// lookup returns the composed config whose data v is, or nil. Composed maps live as long as
+// the index, so no other map can have the same address meanwhile.
+func (idx *configIndex) lookup(v any) *composedConfig {
+	m, ok := v.(map[string]any)
+	if !ok || m == nil {
+		return nil
+	}
+	if c, ok := idx.byData.Load(reflect.ValueOf(m).Pointer()); ok {
+		return c.(*composedConfig)
+	}
+	return nil
 }
 
 // isPlatformConfig tells whether a ConfigMap carries platform config and how.
@@ -50,13 +95,8 @@ func (e *Engine) configFor(a *scheduling.Assignment) (map[string]any, *schedulin
 			return nil, &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: fmt.Sprintf("cannot compose the config of %s: this ConfigMap is invalid", a.Key())}
 		}
 	}
-	sel := e.config.set.Matching(ct.Name, ct.Labels, dt.Name, dt.Labels)
-	key := SelectionKey(sel)
-	data, ok := e.config.composed.Load(key)
-	if !ok {
-		data, _ = e.config.composed.LoadOrStore(key, e.config.set.Compose(sel))
-	}
-	cfg := data.(map[string]any)
+	composed, key := e.config.compose(e.config.set.Matching(ct.Name, ct.Labels, dt.Name, dt.Labels))
+	cfg := composed.data
 	if err := e.schemas.validate(a, cfg, key); err != nil {
 		return nil, err
 	}

@@ -44,7 +44,8 @@ type compiledTemplate struct {
 // NewEngine prepares a snapshot for rendering. Templates that do not parse are reported when
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot) *Engine {
-	e := &Engine{snap: snap, funcs: FuncMap(), templates: map[string]*compiledTemplate{}}
+	e := &Engine{snap: snap, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
+	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
 	}
@@ -53,9 +54,25 @@ func NewEngine(snap *scheduling.Snapshot) *Engine {
 			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
 		}
 	}
-	e.config = newConfigIndex(snap)
-	e.schemas = newSchemaIndex(snap)
 	return e
+}
+
+// funcMap is FuncMap with toYaml and stringify of composed config data made once per Engine.
+func (e *Engine) funcMap() template.FuncMap {
+	fm := FuncMap()
+	fm["toYaml"] = func(v any) string {
+		if c := e.config.lookup(v); c != nil {
+			return c.yaml()
+		}
+		return ToYaml(v)
+	}
+	fm["stringify"] = func(v any) string {
+		if c := e.config.lookup(v); c != nil {
+			return c.stringified()
+		}
+		return Stringify(v)
+	}
+	return fm
 }
 
 func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
@@ -170,46 +187,61 @@ func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*comp
 
 // execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
 func (e *Engine) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
-	var docs []string
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
 	for i, p := range t.parsed {
-		out, err := e.executeNested(p, td)
-		if err != nil {
+		mark := buf.Len()
+		if mark > 0 {
+			buf.WriteString("---\n")
+		}
+		start := buf.Len()
+		if err := e.executeNested(p, td, buf); err != nil {
 			se := templateError(t.tpl, t.tpl.Spec.Manifests[i], err)
 			se.Msg = fmt.Sprintf("rendering %s: %s", a.Key(), se.Msg)
 			return nil, se
 		}
-		if out != "" {
-			docs = append(docs, out)
+		if buf.Len() == start {
+			buf.Truncate(mark)
 		}
 	}
-	return []byte(strings.Join(docs, "---\n")), nil
+	return append([]byte{}, buf.Bytes()...), nil
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// executeNested executes a template, then renders its output again while it contains `{{`,
-// at most MaxNesting times, as the reference does without a bound.
-func (e *Engine) executeNested(p *template.Template, td *templateData) (string, error) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
+// executeNested executes a template, appending to buf, then renders its output again while it
+// contains `{{`, at most MaxNesting times, as the reference does without a bound.
+func (e *Engine) executeNested(p *template.Template, td *templateData, buf *bytes.Buffer) error {
+	start := buf.Len()
 	if err := p.Execute(buf, td); err != nil {
-		return "", err
+		return err
 	}
-	out := buf.String()
+	if !needsMorePasses(buf.Bytes()[start:]) {
+		return nil
+	}
+	out := string(buf.Bytes()[start:])
+	buf.Truncate(start)
+	var nestedBuf bytes.Buffer
 	for pass := 1; strings.Contains(out, "{{"); pass++ {
 		if pass > MaxNesting {
-			return "", fmt.Errorf("output still contains `{{` after %d nested renderings; a value probably refers to itself (use the literal function to write `{{` verbatim)", MaxNesting)
+			return fmt.Errorf("output still contains `{{` after %d nested renderings; a value probably refers to itself (use the literal function to write `{{` verbatim)", MaxNesting)
 		}
 		nested, err := template.New(p.Name()).Funcs(e.funcs).Option("missingkey=default").Parse(out)
 		if err != nil {
-			return "", fmt.Errorf("nested rendering: %w", err)
+			return fmt.Errorf("nested rendering: %w", err)
 		}
-		buf.Reset()
-		if err := nested.Execute(buf, td); err != nil {
-			return "", fmt.Errorf("nested rendering: %w", err)
+		nestedBuf.Reset()
+		if err := nested.Execute(&nestedBuf, td); err != nil {
+			return fmt.Errorf("nested rendering: %w", err)
 		}
-		out = buf.String()
+		out = nestedBuf.String()
 	}
-	return RestoreLiterals(out), nil
+	buf.WriteString(RestoreLiterals(out))
+	return nil
+}
+
+// needsMorePasses tells whether output must be rendered again or has literals to restore.
+func needsMorePasses(out []byte) bool {
+	return bytes.Contains(out, []byte("{{")) || bytes.Contains(out, []byte(literalOpen)) || bytes.Contains(out, []byte(literalClose))
 }
