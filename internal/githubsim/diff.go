@@ -1,0 +1,145 @@
+package githubsim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// fileDiff is one changed file between two trees.
+type fileDiff struct {
+	status    string
+	path      string
+	previous  string
+	sha       string
+	additions int
+	deletions int
+	patch     string
+	binary    bool
+}
+
+// diffTrees compares two trees (zero = empty) like GitHub's files lists.
+func (rp *repo) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
+	ta, err := rp.optTree(a)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := rp.optTree(b)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := object.DiffTreeWithOptions(context.Background(), ta, tb, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return nil, fmt.Errorf("diff trees: %w", err)
+	}
+	patch, err := changes.Patch()
+	if err != nil {
+		return nil, fmt.Errorf("diff patch: %w", err)
+	}
+	var out []fileDiff
+	for _, fp := range patch.FilePatches() {
+		out = append(out, describeFilePatch(fp))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+func (rp *repo) optTree(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	return rp.treeObj(h)
+}
+
+func describeFilePatch(fp fdiff.FilePatch) fileDiff {
+	from, to := fp.Files()
+	d := fileDiff{binary: fp.IsBinary()}
+	switch {
+	case from == nil:
+		d.status, d.path, d.sha = "added", to.Path(), to.Hash().String()
+	case to == nil:
+		d.status, d.path, d.sha = "removed", from.Path(), from.Hash().String()
+	case from.Path() != to.Path():
+		d.status, d.path, d.previous, d.sha = "renamed", to.Path(), from.Path(), to.Hash().String()
+	default:
+		d.status, d.path, d.sha = "modified", to.Path(), to.Hash().String()
+	}
+	for _, ch := range fp.Chunks() {
+		n := countLines(ch.Content())
+		switch ch.Type() {
+		case fdiff.Add:
+			d.additions += n
+		case fdiff.Delete:
+			d.deletions += n
+		}
+	}
+	if !d.binary {
+		d.patch = hunksOnly(fp)
+	}
+	return d
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// onePatch adapts a single file patch for the unified encoder.
+type onePatch struct{ fp fdiff.FilePatch }
+
+func (p onePatch) FilePatches() []fdiff.FilePatch { return []fdiff.FilePatch{p.fp} }
+func (p onePatch) Message() string                { return "" }
+
+// hunksOnly renders a file patch from its first hunk header, as GitHub's
+// "patch" field does.
+func hunksOnly(fp fdiff.FilePatch) string {
+	var buf bytes.Buffer
+	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(onePatch{fp}); err != nil {
+		return ""
+	}
+	text := buf.String()
+	if i := strings.Index(text, "@@"); i >= 0 {
+		return strings.TrimSuffix(text[i:], "\n")
+	}
+	return ""
+}
+
+// diffEntryMap is a diff-entry response object.
+func (s *Server) diffEntryMap(rp *repo, ref string, d fileDiff) map[string]any {
+	api := s.base() + "/api/v3/repos/" + rp.fullName()
+	m := map[string]any{
+		"sha": d.sha, "filename": d.path, "status": d.status,
+		"additions": d.additions, "deletions": d.deletions, "changes": d.additions + d.deletions,
+		"blob_url":     s.base() + "/" + rp.fullName() + "/blob/" + ref + "/" + pathEscape(d.path),
+		"raw_url":      s.base() + "/" + rp.fullName() + "/raw/" + ref + "/" + pathEscape(d.path),
+		"contents_url": api + "/contents/" + pathEscape(d.path) + "?ref=" + url.QueryEscape(ref),
+	}
+	if d.patch != "" {
+		m["patch"] = d.patch
+	}
+	if d.previous != "" {
+		m["previous_filename"] = d.previous
+	}
+	return m
+}
+
+func (s *Server) diffEntries(rp *repo, ref string, diffs []fileDiff) []map[string]any {
+	out := make([]map[string]any, 0, len(diffs))
+	for _, d := range diffs {
+		out = append(out, s.diffEntryMap(rp, ref, d))
+	}
+	return out
+}
