@@ -106,7 +106,9 @@ func (w *world) start(extraEnv ...string) {
 	w.app = &appProcess{cmd: cmd, logs: logs, done: make(chan error, 1)}
 	go func(p *appProcess) { p.done <- p.cmd.Wait() }(w.app)
 	w.t.Cleanup(func() { w.stop() })
-	w.eventually(func() bool { return strings.Contains(logs.String(), `"resync done"`) || strings.Contains(logs.String(), `"resync failed"`) },
+	w.eventually(func() bool {
+		return strings.Contains(logs.String(), `"resync done"`) || strings.Contains(logs.String(), `"resync failed"`)
+	},
 		"the app listens and finishes its first resync")
 	require.NotContains(w.t, logs.String(), `"resync failed"`, logs.String())
 }
