@@ -144,47 +144,69 @@ func (p *SchedulingPolicy) mustSelectors() *policySelectors {
 }
 
 // Schedule computes every assignment of the snapshot, de-duplicated across overlapping
-// policies, sorted by cluster type and deployment target.
+// policies, sorted by cluster type and deployment target: the snapshot's order, as Load sorts
+// both by name and keeps one of each name.
 func Schedule(snap *Snapshot) []*Assignment {
-	byKey := map[string]*Assignment{}
-	for _, p := range snap.Policies {
-		var cts []*ClusterType
-		for _, c := range snap.ClusterTypes {
-			if p.SelectsClusterType(c) {
-				cts = append(cts, c)
+	matches := matchPolicies(snap)
+	var out []*Assignment
+	var selecting []*policyMatch
+	for ci, c := range snap.ClusterTypes {
+		selecting = selecting[:0]
+		for _, m := range matches {
+			if m.clusterTypes[ci] {
+				selecting = append(selecting, m)
 			}
 		}
-		if len(cts) == 0 {
-			continue
-		}
-		for _, t := range snap.Targets {
-			if !p.SelectsTarget(t) {
-				continue
-			}
-			for _, c := range cts {
-				addAssignment(byKey, c, t, p.Name)
-			}
-		}
+		out = appendAssignments(out, c, snap.Targets, selecting)
 	}
-	out := make([]*Assignment, 0, len(byKey))
-	for _, a := range byKey {
-		sort.Strings(a.Policies)
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ClusterType.Name != out[j].ClusterType.Name {
-			return out[i].ClusterType.Name < out[j].ClusterType.Name
-		}
-		return out[i].Target.Name < out[j].Target.Name
-	})
 	return out
 }
 
-func addAssignment(byKey map[string]*Assignment, c *ClusterType, t *DeploymentTarget, policy string) {
-	key := c.Name + "/" + t.Name
-	if a, ok := byKey[key]; ok {
-		a.Policies = append(a.Policies, policy)
-		return
+// policyMatch is what one policy selects, by index into the snapshot's cluster types and targets.
+type policyMatch struct {
+	name                  string
+	clusterTypes, targets []bool
+}
+
+// matchPolicies evaluates every policy's selectors once, leaving out policies that select no
+// cluster type; the result is sorted by policy name.
+func matchPolicies(snap *Snapshot) []*policyMatch {
+	var out []*policyMatch
+	for _, p := range snap.Policies {
+		m := &policyMatch{name: p.Name, clusterTypes: make([]bool, len(snap.ClusterTypes))}
+		selects := false
+		for i, c := range snap.ClusterTypes {
+			m.clusterTypes[i] = p.SelectsClusterType(c)
+			selects = selects || m.clusterTypes[i]
+		}
+		if !selects {
+			continue
+		}
+		m.targets = make([]bool, len(snap.Targets))
+		for i, t := range snap.Targets {
+			m.targets[i] = p.SelectsTarget(t)
+		}
+		out = append(out, m)
 	}
-	byKey[key] = &Assignment{ClusterType: c, Target: t, Policies: []string{policy}}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// appendAssignments appends an assignment of c for every target one of the policies selects.
+func appendAssignments(out []*Assignment, c *ClusterType, targets []*DeploymentTarget, policies []*policyMatch) []*Assignment {
+	if len(policies) == 0 {
+		return out
+	}
+	for ti, t := range targets {
+		var names []string
+		for _, m := range policies {
+			if m.targets[ti] {
+				names = append(names, m.name)
+			}
+		}
+		if names != nil {
+			out = append(out, &Assignment{ClusterType: c, Target: t, Policies: names})
+		}
+	}
+	return out
 }
