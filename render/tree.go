@@ -42,6 +42,7 @@ func Environment(snap *scheduling.Snapshot) *Result {
 		}
 	}
 	res.Assignments = scheduling.Schedule(snap)
+	res.Outputs = make(map[string]map[string][]byte, len(res.Assignments))
 	res.renderAll(NewEngine(snap), res.Assignments)
 	res.Errors = res.Errors.Sorted()
 	return res
@@ -94,7 +95,7 @@ func (r *Result) Apply(prev Tree) Tree {
 		return prev
 	}
 	keep := r.keeper()
-	out := make(Tree, len(prev))
+	out := make(Tree, len(prev)+len(r.Snapshot.ClusterTypes)+3*len(r.Outputs)+1)
 	prefix := dirPrefix(r.Root)
 	for p, c := range prev {
 		rel, inside := strings.CutPrefix(p, prefix)
