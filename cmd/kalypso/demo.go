@@ -2,88 +2,215 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"sort"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/config"
+	"github.com/kalypso-gitops/kalypso/internal/githubsim"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
-	"github.com/kalypso-gitops/kalypso/render"
-	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-func runDemo(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("demo", "",
-		"Runs Kalypso on its built-in sample control plane (the public Kalypso sample, main HEAD promoted to\n"+
-			"dev and stage): schedules each environment, shows what would change in its GitOps branch as last\n"+
-			"merged, and prints the manifests of the first assignment. Needs no network and no account.", stderr)
+const demoSecret = "demo-webhook-secret"
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var verbose bool
+	fs := newFlagSet("demo", "[--verbose]",
+		"Runs the app against its built-in GitHub simulator seeded with the sample control plane (the public\n"+
+			"Kalypso sample: environments dev and stage, one workload, a GitOps repository), makes the changes a\n"+
+			"user would make — an environment branch push, a workload change, a broken file — and prints what the\n"+
+			"app did: pull requests with their change summaries and check runs with their conclusions.\n"+
+			"Needs git (for git-http-backend), no network and no account; finishes by itself.", stderr)
+	fs.BoolVar(&verbose, "verbose", false, "also print the app's logs")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	for _, env := range sample.Environments() {
-		if err := demoEnvironment(env, stdout); err != nil {
-			fmt.Fprintf(stderr, "kalypso demo: %v\n", err)
-			return 1
-		}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := demo(ctx, stdout, verbose); err != nil {
+		fmt.Fprintf(stderr, "kalypso demo: %v\n", err)
+		return 1
 	}
 	return 0
 }
 
-func demoEnvironment(env string, w io.Writer) error {
-	snap := scheduling.Load(scheduling.Inputs{
-		Environment: env,
-		Env:         scheduling.Source{FS: sample.FS(env), Name: env, Prefix: env + ":"},
-		Main:        scheduling.Source{FS: sample.FS("main"), Name: "main", Prefix: "main@" + sample.MainHead[:7] + ":"},
-		Workloads:   scheduling.TreeWorkloads(sample.FS("workload-sources"), "workloads:"),
-	})
-	res := render.Environment(snap)
-	prev, err := fsTree(sample.FS("gitops/" + env))
+// demoWorld is the simulator and the app of a demo run.
+type demoWorld struct {
+	sim    *githubsim.Server
+	seeded *sample.Seeded
+	out    io.Writer
+}
+
+func demo(ctx context.Context, out io.Writer, verbose bool) error {
+	dir, err := os.MkdirTemp("", "kalypso-demo-")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "== environment %s: %d cluster types, %d deployment targets, %d assignments, %d errors\n",
-		env, len(snap.ClusterTypes), len(snap.Targets), len(res.Assignments), len(res.Errors))
-	for _, e := range res.Errors {
-		fmt.Fprintf(w, "   %s\n", e)
+	defer os.RemoveAll(dir)
+	sim, err := githubsim.New(githubsim.Options{Dir: filepath.Join(dir, "github")})
+	if err != nil {
+		return err
 	}
-	for _, a := range res.Assignments {
-		fmt.Fprintf(w, "   assignment %s (policies: %v, namespace %s)\n", a.Key(), a.Policies, a.Namespace())
+	if err := sim.Start(); err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "-- pull request for GitOps branch %s:\n", env)
-	fmt.Fprint(w, indent(render.Diff(prev, res.Apply(prev), res.Root).Text()))
-	if len(res.Assignments) > 0 {
-		key := res.Assignments[0].Key()
-		files := res.Outputs[key]
-		names := make([]string, 0, len(files))
-		for n := range files {
-			names = append(names, n)
+	defer sim.Close()
+	seeded, err := sample.Seed(sim, sample.Owner)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Simulated GitHub at %s with %s/%s (main, dev, stage), %s/%s and %s/%s.\n\n",
+		sim.URL(), sample.Owner, sample.ControlPlane, sample.Owner, sample.WorkloadRepo, sample.Owner, sample.GitOpsRepo)
+	stopApp, err := startDemoApp(ctx, sim, dir, verbose, out)
+	if err != nil {
+		return err
+	}
+	defer stopApp()
+	w := &demoWorld{sim: sim, seeded: seeded, out: out}
+	return w.story(ctx)
+}
+
+// startDemoApp runs the app in this process against the simulator and waits for its first resync.
+func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbose bool, out io.Writer) (func(), error) {
+	keyFile := filepath.Join(dir, "app-key.pem")
+	if err := os.WriteFile(keyFile, sim.PrivateKeyPEM(), 0o600); err != nil {
+		return nil, err
+	}
+	settings := map[string]string{
+		"KALYPSO_SERVER_ADDRESS":              "127.0.0.1:0",
+		"KALYPSO_GITHUB_V3_API_URL":           sim.APIURL(),
+		"KALYPSO_GITHUB_WEB_URL":              sim.URL(),
+		"KALYPSO_GITHUB_APP_INTEGRATION_ID":   fmt.Sprint(sim.AppID()),
+		"KALYPSO_GITHUB_APP_WEBHOOK_SECRET":   demoSecret,
+		"KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE": keyFile,
+		"KALYPSO_CACHE_DIR":                   filepath.Join(dir, "cache"),
+		"KALYPSO_RESYNC_INTERVAL":             "0",
+		"KALYPSO_LOG_FORMAT":                  "console",
+	}
+	cfg, err := config.Load("", func(k string) string { return settings[k] })
+	if err != nil {
+		return nil, err
+	}
+	logs := io.Discard
+	if verbose {
+		logs = out
+	}
+	srv, err := NewServer(cfg, logs)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(runCtx) }()
+	select {
+	case <-srv.Ready():
+	case err := <-done:
+		cancel()
+		return nil, fmt.Errorf("the app stopped: %w", err)
+	}
+	sim.SetWebhook("http://"+srv.Addr()+"/api/github/hook", demoSecret)
+	fmt.Fprintf(out, "The app listens on %s; its start-up resync reconciles every environment.\n", srv.Addr())
+	return func() { cancel(); <-done }, nil
+}
+
+// story makes a user's changes one after the other and shows what the app did after each.
+func (w *demoWorld) story(ctx context.Context) error {
+	if err := w.waitPRs(ctx, 2); err != nil {
+		return err
+	}
+	w.showPRs("After the first resync")
+	steps := []struct {
+		title, repo, branch, path, content string
+	}{
+		{"1. A platform engineer changes dev's common config (ENVIRONMENT: Dev → Development)", sample.ControlPlane, "dev",
+			"configs/dev-config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dev-config\n  labels:\n     platform-config: \"true\"\ndata:\n  ENVIRONMENT: Development\n  SOME_COMMON_ENVIRONMENT_VARIABLE: \"false\""},
+		{"2. The application team moves prometheus to a new manifests folder", sample.WorkloadRepo, "main",
+			"workloads/observability.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: observability\n  labels:\n    type: service\n    stack: observability\nspec:\n  deploymentTargets:\n    - name: prometheus\n      environment: dev\n      manifests:\n        repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./prometheus-v2\n"},
+		{"3. Someone pushes a broken cluster type to dev (a misspelt field)", sample.ControlPlane, "dev",
+			"cluster-types/west-us/large/large-cluster-type.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: large\n  labels:\n    region: west-us\n    size: large\nspec:\n  reconciler: arc-flux\n  namespaceServise: default\n  configType: configmap\n"},
+	}
+	for _, s := range steps {
+		fmt.Fprintf(w.out, "\n%s\n", s.title)
+		content := s.content
+		sha, err := w.sim.CommitFiles(sample.Owner, s.repo, s.branch, map[string]*string{s.path: &content}, s.title)
+		if err != nil {
+			return err
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(w, "-- %s/%s\n%s\n", key, n, files[n])
+		runs, err := w.waitChecks(ctx, s.repo, sha)
+		if err != nil {
+			return err
+		}
+		w.showChecks(s.repo, sha, runs)
+		w.showPRs("Pull requests now")
+	}
+	return nil
+}
+
+func (w *demoWorld) waitPRs(ctx context.Context, n int) error {
+	return poll(ctx, func() bool { return len(w.appPRs()) >= n }, "the app's pull requests")
+}
+
+func (w *demoWorld) waitChecks(ctx context.Context, repo, sha string) ([]*github.CheckRun, error) {
+	var runs []*github.CheckRun
+	err := poll(ctx, func() bool {
+		runs = w.sim.CheckRuns(sample.Owner, repo, sha)
+		return len(runs) > 0 && runs[0].GetStatus() == "completed"
+	}, "a check run on "+sha[:7])
+	return runs, err
+}
+
+func poll(ctx context.Context, cond func() bool, what string) error {
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return errors.New("timed out waiting for " + what)
+		case <-time.After(25 * time.Millisecond):
 		}
 	}
 	return nil
 }
 
-func fsTree(fsys fs.FS) (render.Tree, error) {
-	tree := render.Tree{}
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+func (w *demoWorld) appPRs() []*github.PullRequest {
+	var out []*github.PullRequest
+	for _, pr := range w.sim.PullRequests(sample.Owner, sample.GitOpsRepo) {
+		if pr.GetState() == "open" && strings.HasPrefix(pr.GetHead().GetRef(), "kalypso/") {
+			out = append(out, pr)
 		}
-		data, err := fs.ReadFile(fsys, p)
-		tree[p] = data
-		return err
-	})
-	return tree, err
+	}
+	return out
 }
 
-func indent(s string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		b.WriteString("   " + line + "\n")
+func (w *demoWorld) showPRs(title string) {
+	fmt.Fprintf(w.out, "\n%s — open pull requests on %s/%s:\n", title, sample.Owner, sample.GitOpsRepo)
+	for _, pr := range w.appPRs() {
+		head, _ := w.sim.BranchSHA(sample.Owner, sample.GitOpsRepo, pr.GetHead().GetRef())
+		fmt.Fprintf(w.out, "  #%d %s (%s → %s, head %s)\n", pr.GetNumber(), pr.GetTitle(), pr.GetHead().GetRef(), pr.GetBase().GetRef(), short(head))
+		for _, line := range strings.Split(pr.GetBody(), "\n") {
+			if strings.HasPrefix(line, "|") || strings.Contains(line, "files added") || strings.HasPrefix(line, "- `") {
+				fmt.Fprintf(w.out, "      %s\n", line)
+			}
+		}
 	}
-	return b.String()
 }
+
+func (w *demoWorld) showChecks(repo, sha string, runs []*github.CheckRun) {
+	for _, run := range runs {
+		fmt.Fprintf(w.out, "  check run %q on %s/%s@%s: %s — %s\n", run.GetName(), sample.Owner, repo, short(sha),
+			run.GetConclusion(), run.GetOutput().GetTitle())
+		anns, _, err := w.sim.CheckRunDetails(run.GetID())
+		if err != nil {
+			continue
+		}
+		for _, a := range anns {
+			fmt.Fprintf(w.out, "      %s:%d: %s\n", a.GetPath(), a.GetStartLine(), a.GetMessage())
+		}
+	}
+}
+
+func short(sha string) string { return sha[:min(7, len(sha))] }

@@ -186,10 +186,11 @@ func Commit(repo *git.Repository, tree, parent plumbing.Hash, message string, wh
 	return repo.Storer.SetEncodedObject(obj)
 }
 
-// Same reports whether commit has exactly this tree, parent and message.
-func Same(repo *git.Repository, commit, tree, parent plumbing.Hash, message string) bool {
+// Same reports whether commit has exactly this tree and parent: then it proposes the same change,
+// whatever its message says.
+func Same(repo *git.Repository, commit, tree, parent plumbing.Hash) bool {
 	c, err := repo.CommitObject(commit)
-	if err != nil || c.TreeHash != tree || c.Message != message {
+	if err != nil || c.TreeHash != tree {
 		return false
 	}
 	return len(c.ParentHashes) == 1 && c.ParentHashes[0] == parent || len(c.ParentHashes) == 0 && parent.IsZero()

@@ -38,8 +38,9 @@ func TestEditTouchesOnlyChangedFoldersAndMatchesGit(t *testing.T) {
 	for p, content := range want {
 		require.Equal(t, BlobHash([]byte(content)), paths[p], p)
 	}
-	require.True(t, Same(repo, c2, next, c1, "next\n"))
-	require.False(t, Same(repo, c2, next, c1, "other\n"))
+	require.True(t, Same(repo, c2, next, c1))
+	require.False(t, Same(repo, c2, next, c2))
+	require.False(t, Same(repo, c2, base, c1))
 
 	// git itself agrees that the objects are well formed and sorted.
 	out, err := exec.Command("git", "--git-dir", dir, "fsck", "--strict", c2.String()).CombinedOutput()

@@ -58,7 +58,10 @@ func PlanMarkdown(p *render.Plan) string {
 	}
 	var b strings.Builder
 	a, c, r := p.Count()
-	fmt.Fprintf(&b, "%d files added, %d changed, %d removed.\n\n| cluster type | assignment | added | changed | removed |\n|---|---|---|---|---|\n", a, c, r)
+	fmt.Fprintf(&b, "%d files added, %d changed, %d removed.\n", a, c, r)
+	if len(p.Groups) > 0 {
+		b.WriteString("\n| cluster type | assignment | added | changed | removed |\n|---|---|---|---|---|\n")
+	}
 	for _, g := range p.Groups {
 		var n [3]int
 		for _, ch := range g.Changes {
@@ -70,10 +73,12 @@ func PlanMarkdown(p *render.Plan) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d |\n", g.ClusterType, name, n[0], n[1], n[2])
 	}
-	for _, o := range p.Other {
-		fmt.Fprintf(&b, "\n`%s` %s", o.Path, o.Kind)
+	if len(p.Other) > 0 {
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
+	for _, o := range p.Other {
+		fmt.Fprintf(&b, "- `%s` %s\n", o.Path, o.Kind)
+	}
 	return b.String()
 }
 

@@ -162,10 +162,9 @@ func (r *Reconciler) converge(ctx context.Context, token string, out *Outcome) e
 	if err != nil {
 		return err
 	}
-	msg := commitMessage(out)
 	commit := appHead
-	if appHead.IsZero() || !gitops.Same(repo, appHead, tree, base, msg) {
-		if commit, err = gitops.Commit(repo, tree, base, msg, r.now()); err != nil {
+	if appHead.IsZero() || !gitops.Same(repo, appHead, tree, base) {
+		if commit, err = gitops.Commit(repo, tree, base, commitMessage(out), r.now()); err != nil {
 			return err
 		}
 		if err := r.cache.Push(ctx, gh.Owner, gh.Name, token, branch, commit, appHead); err != nil {
