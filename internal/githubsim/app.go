@@ -74,7 +74,10 @@ func (s *Server) installationByID(id int64) *installation {
 func (s *Server) installationMap(inst *installation) map[string]any {
 	api := s.base() + "/api/v3"
 	acct := s.userMap(inst.account)
-	acct["name"] = nil
+	// The description's list schema is allOf simple-user and enterprise,
+	// so the account also carries the enterprise keys.
+	acct["name"], acct["slug"] = inst.account, strings.ToLower(inst.account)
+	acct["created_at"], acct["updated_at"] = tsOrNil(inst.createdAt), tsOrNil(inst.createdAt)
 	var suspendedAt any
 	if inst.suspended {
 		suspendedAt = tsOrNil(inst.createdAt)

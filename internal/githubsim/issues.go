@@ -207,7 +207,7 @@ func (s *Server) ensureLabel(rp *repo, name string) *github.Label {
 	}
 	id := s.nextID()
 	l := &github.Label{
-		ID: ptr(id), NodeID: ptr(nodeID("Label", id)), Name: ptr(name), Color: ptr("ededed"), Default: ptr(false),
+		ID: ptr(id), NodeID: ptr(nodeID("Label", id)), Name: ptr(name), Color: ptr("ededed"), Default: ptr(false), Description: ptr(""),
 		URL: ptr(s.base() + "/api/v3/repos/" + rp.fullName() + "/labels/" + url.PathEscape(name)),
 	}
 	rp.labels[name] = l
@@ -217,7 +217,7 @@ func (s *Server) ensureLabel(rp *repo, name string) *github.Label {
 func (s *Server) labelMaps(rp *repo, names []string) []map[string]any {
 	out := []map[string]any{}
 	for _, n := range names {
-		out = append(out, withNulls(toMap(s.ensureLabel(rp, n)), "description"))
+		out = append(out, toMap(s.ensureLabel(rp, n)))
 	}
 	return out
 }
