@@ -67,17 +67,17 @@ type EnvironmentSpec struct {
 
 // Promotion declares how main is promoted into an environment.
 type Promotion struct {
-	After      string      `yaml:"after"`
-	Approval   string      `yaml:"approval"`
-	SoakTime   string      `yaml:"soakTime"`
-	Timeout    string      `yaml:"timeout"`
-	Compliance *Compliance `yaml:"compliance"`
+	After      string      `yaml:"after"`                            // the upstream environment; none: the first
+	Approval   string      `yaml:"approval" enum:"automatic,manual"` // how the promotion from upstream starts
+	SoakTime   string      `yaml:"soakTime"`                         // wait after upstream success (automatic)
+	Timeout    string      `yaml:"timeout"`                          // longest wait for compliance
+	Compliance *Compliance `yaml:"compliance"`                       // what counts as a compliant cluster
 }
 
 // Compliance says which commit statuses count as cluster compliance.
 type Compliance struct {
-	Contexts    []string `yaml:"contexts"`
-	MinClusters int      `yaml:"minClusters"`
+	Contexts    []string `yaml:"contexts"`    // glob patterns of status contexts, one per cluster
+	MinClusters int      `yaml:"minClusters"` // clusters that must report at least
 }
 
 // BaseRepo brings main's content, pinned to a commit, into an environment.
