@@ -151,6 +151,9 @@ func (idx *schemaIndex) forTarget(dt *scheduling.DeploymentTarget, i int, text s
 // validate checks composed config against the schemas that apply to the assignment.
 func (idx *schemaIndex) validate(a *scheduling.Assignment, cfg map[string]any, cfgKey string) *scheduling.Error {
 	ct, dt := a.ClusterType, a.Target
+	if len(idx.objects) == 0 && len(dt.ConfigSchemas) == 0 {
+		return nil
+	}
 	var applied []*compiledSchema
 	var key strings.Builder
 	key.WriteString(cfgKey)
