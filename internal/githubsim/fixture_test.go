@@ -158,4 +158,3 @@ func last[T any](t *testing.T, h *hookRecorder) T {
 	t.Fatalf("no %T webhook received", zero)
 	return zero
 }
-
