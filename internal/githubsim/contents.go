@@ -76,7 +76,7 @@ func (s *Server) getContents(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if c.query("raw") == "1" || strings.Contains(c.r.Header.Get("Accept"), "raw") {
+	if c.query("raw") == "1" || wantsRaw(c) {
 		return http.StatusOK, rawBody{data: data, contentType: "application/octet-stream"}, nil
 	}
 	m := s.contentMap(rp, ref, p, en)
@@ -214,4 +214,9 @@ func (s *Server) editTree(rp *repo, base plumbing.Hash, files map[string]*plumbi
 		}
 	}
 	return ed.write()
+}
+
+// wantsRaw reports a raw media type such as application/vnd.github.raw.
+func wantsRaw(c *call) bool {
+	return strings.Contains(c.r.Header.Get("Accept"), ".raw")
 }

@@ -161,4 +161,3 @@ func push(t *testing.T, r *git.Repository, auth *githttp.BasicAuth, spec string)
 	t.Helper()
 	require.NoError(t, r.Push(&git.PushOptions{Auth: auth, RefSpecs: []config.RefSpec{config.RefSpec(spec)}}))
 }
-

@@ -1,7 +1,9 @@
 package githubsim
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -158,3 +160,29 @@ func last[T any](t *testing.T, h *hookRecorder) T {
 	t.Fatalf("no %T webhook received", zero)
 	return zero
 }
+
+// do sends a raw REST call with the installation token.
+func (f *fixture) do(t *testing.T, method, path string, body any, header ...string) (int, []byte, http.Header) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, f.sim.URL()+"/api/v3"+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "token "+f.token)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, out, resp.Header
+}
+
+// repoPath prefixes a path with /repos/{owner}/{repo}.
+func repoPath(p string) string { return "/repos/" + testOwner + "/" + testRepo + p }

@@ -36,6 +36,9 @@ func (s *Server) getBlob(c *call) (int, any, error) {
 	if err != nil {
 		return 0, nil, notFound()
 	}
+	if wantsRaw(c) {
+		return http.StatusOK, rawBody{data: data, contentType: "application/vnd.github.raw"}, nil
+	}
 	return http.StatusOK, map[string]any{
 		"sha": sha, "node_id": nodeID("Blob", rp.id) + sha[:8], "size": len(data),
 		"url": s.gitURL(rp, "blobs", sha), "content": base64Lines(data), "encoding": "base64",
