@@ -75,5 +75,8 @@ func TestMatchingRefs(t *testing.T) {
 	ref, _, err := f.client.Git.GetRef(ctx(), testOwner, testRepo, "heads/gitops/prod")
 	require.NoError(t, err)
 	require.Equal(t, f.seed, ref.GetObject().GetSHA())
-	require.Equal(t, http.StatusNotFound, func() int { _, r, _ := f.client.Git.GetRef(ctx(), testOwner, testRepo, "heads/gitops"); return r.StatusCode }())
+	require.Equal(t, http.StatusNotFound, func() int {
+		_, r, _ := f.client.Git.GetRef(ctx(), testOwner, testRepo, "heads/gitops")
+		return r.StatusCode
+	}())
 }
