@@ -35,14 +35,15 @@ const (
 
 // Config is the complete set of settings of the app.
 type Config struct {
-	Server         Server   `yaml:"server"`         // HTTP listener
-	GitHub         GitHub   `yaml:"github"`         // endpoints, client and App credentials
-	Cache          Cache    `yaml:"cache"`          // local git cache
-	Resync         Resync   `yaml:"resync"`         // periodic full reconciliation
-	Workers        int      `yaml:"workers"`        // webhook events processed at once
-	QueueSize      int      `yaml:"queueSize"`      // webhook events waiting for a worker
-	HandlerTimeout Duration `yaml:"handlerTimeout"` // time limit of one event
-	Log            Log      `yaml:"log"`            // logging
+	Server         Server    `yaml:"server"`         // HTTP listener
+	GitHub         GitHub    `yaml:"github"`         // endpoints, client and App credentials
+	Cache          Cache     `yaml:"cache"`          // local git cache
+	Resync         Resync    `yaml:"resync"`         // periodic full reconciliation
+	Promotion      Promotion `yaml:"promotion"`      // promotion across environments
+	Workers        int       `yaml:"workers"`        // webhook events processed at once
+	QueueSize      int       `yaml:"queueSize"`      // webhook events waiting for a worker
+	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one event
+	Log            Log       `yaml:"log"`            // logging
 }
 
 // Server holds the HTTP listener settings.
@@ -74,6 +75,11 @@ type Cache struct {
 	Dir string `yaml:"dir"` // cache directory
 }
 
+// Promotion holds the settings of promotions across environments.
+type Promotion struct {
+	PollInterval Duration `yaml:"pollInterval"` // period of compliance polls
+}
+
 // Resync holds the periodic full reconciliation settings.
 type Resync struct {
 	Interval Duration `yaml:"interval"` // period; 0 disables the periodic run
@@ -98,6 +104,7 @@ func Default(env func(string) string) *Config {
 		},
 		Cache:          Cache{Dir: filepath.Join(tempDir(env), cacheDirName)},
 		Resync:         Resync{Interval: Duration(DefaultResyncInterval)},
+		Promotion:      Promotion{PollInterval: Duration(15 * time.Second)},
 		Workers:        DefaultWorkers,
 		QueueSize:      DefaultQueueSize,
 		HandlerTimeout: Duration(DefaultHandlerTimeout),

@@ -33,6 +33,7 @@
 //	github.app.privateKeyFile  KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE  is required
 //	cache.dir                  KALYPSO_CACHE_DIR                    $TMPDIR/kalypso-cache
 //	resync.interval            KALYPSO_RESYNC_INTERVAL              10m (0 disables)
+//	promotion.pollInterval     KALYPSO_PROMOTION_POLL_INTERVAL      15s
 //	workers                    KALYPSO_WORKERS                      4
 //	queueSize                  KALYPSO_QUEUE_SIZE                   100
 //	handlerTimeout             KALYPSO_HANDLER_TIMEOUT              5m

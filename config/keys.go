@@ -44,6 +44,8 @@ func Keys() []Key {
 			str(func(c *Config) *string { return &c.Cache.Dir })),
 		key("resync.interval", "10m", "Period of the full resync, which also runs at start; 0 disables the periodic run.",
 			dur(func(c *Config) *Duration { return &c.Resync.Interval })),
+		key("promotion.pollInterval", "15s", "How often cluster commit statuses are polled while a promotion waits for compliance.",
+			dur(func(c *Config) *Duration { return &c.Promotion.PollInterval })),
 		key("workers", "4", "Number of webhook events processed at the same time.",
 			integer(func(c *Config) *int { return &c.Workers })),
 		key("queueSize", "100", "Webhook events waiting for a worker; when full, deliveries are answered 503.",

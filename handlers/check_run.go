@@ -8,10 +8,12 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
-// CheckRun handles `check_run`: "Re-run" of an environment's check recomputes it.
+// CheckRun handles `check_run`: "Re-run" of an environment's check recomputes it, and the
+// Promote button of an approval check run promotes.
 type CheckRun struct{ *Core }
 
 // Handles implements githubapp.EventHandler.
@@ -22,6 +24,12 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	var ev github.CheckRunEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return fmt.Errorf("parse check_run event: %w", err)
+	}
+	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == promote.PromoteAction {
+		inst := githubapp.GetInstallationIDFromEvent(&ev)
+		ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
+		repo := reconcile.Repo{Owner: ev.GetRepo().GetOwner().GetLogin(), Name: ev.GetRepo().GetName()}
+		return h.Promoter.Approve(ctx, inst, repo, ev.GetCheckRun(), ev.GetSender().GetLogin())
 	}
 	if ev.GetAction() != "rerequested" {
 		return nil

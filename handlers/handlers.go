@@ -8,13 +8,15 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
-// Core is what the handlers share: the reconciler, the repository index and the work they start.
+// Core is what the handlers share: the reconciler, the repository index and the promoter.
 type Core struct {
 	Reconciler *reconcile.Reconciler
 	Index      *reconcile.Index
+	Promoter   *promote.Promoter
 }
 
 // reconcileAndReport reconciles environments and reports each on a commit when one is given.
@@ -65,6 +67,9 @@ func (c *Core) Resync(ctx context.Context, installations []int64) error {
 			continue
 		}
 		if err := c.reconcileAndReport(ctx, envs, nil); err != nil {
+			errs = append(errs, err)
+		}
+		if err := c.Promoter.Resume(ctx, inst); err != nil {
 			errs = append(errs, err)
 		}
 	}

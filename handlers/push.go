@@ -45,12 +45,14 @@ func (h Push) Handle(ctx context.Context, _, _ string, payload []byte) error {
 			return err
 		}
 	}
-	if branch == gitsource.MainBranch {
-		if err := h.validateMain(ctx, inst, repo, commit); err != nil {
-			return err
-		}
+	if err := h.reconcileTouched(ctx, inst, repo, branch, commit); err != nil || branch != gitsource.MainBranch {
+		return err
 	}
-	return h.reconcileTouched(ctx, inst, repo, branch, commit)
+	valid, err := h.validateMain(ctx, inst, repo, commit)
+	if err != nil || !valid {
+		return err
+	}
+	return h.Promoter.PromoteMain(ctx, inst, repo, commit.SHA)
 }
 
 // reconcileTouched reconciles every environment that reads or writes the pushed branch.
@@ -86,23 +88,25 @@ func readsWorkload(e reconcile.EnvInfo, repo reconcile.Repo, branch string) bool
 	return false
 }
 
-// validateMain checks a main commit against every environment of the control plane and
-// reports a check run per environment on it.
-func (h Push) validateMain(ctx context.Context, inst int64, repo reconcile.Repo, commit reconcile.Commit) error {
+// validateMain checks a main commit against every environment of the control plane, reports a
+// check run per environment on it, and tells whether it is valid everywhere.
+func (h Push) validateMain(ctx context.Context, inst int64, repo reconcile.Repo, commit reconcile.Commit) (bool, error) {
 	envs, err := h.Index.Matching(ctx, inst, func(e reconcile.EnvInfo) bool { return e.Env.ControlPlane == repo })
 	if err != nil {
-		return err
+		return false, err
 	}
 	commit.Prefixes = []string{gitsource.MainPrefix(commit.SHA)}
+	valid := true
 	for _, e := range envs {
 		out, err := h.Reconciler.Validate(ctx, e.Env, commit.SHA)
 		if out == nil {
 			out = &reconcile.Outcome{Env: e.Env}
 		}
 		logOutcome(ctx, out, err)
+		valid = valid && err == nil && out.Result != nil && len(out.Result.Errors) == 0
 		if rerr := h.Reconciler.Report(ctx, commit, out, err); rerr != nil {
-			return rerr
+			return false, rerr
 		}
 	}
-	return nil
+	return valid, nil
 }

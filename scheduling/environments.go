@@ -40,19 +40,26 @@ func FindEnvironment(envs []*Environment, name string) *Environment {
 
 // PinnedCommit returns the commit that the BaseRepo "main" of an environment branch pins, or "".
 func PinnedCommit(env Source) string {
+	_, commit, _ := FindBaseRepo(env)
+	return commit
+}
+
+// FindBaseRepo returns the file (with the source's prefix) that declares BaseRepo "main" and
+// the commit it pins.
+func FindBaseRepo(env Source) (file, commit string, ok bool) {
 	var objs objects
 	var errs Errors
 	files, err := readYAML(env, "")
 	if err != nil {
-		return ""
+		return "", "", false
 	}
 	for _, f := range files {
 		parseFile(f.display, f.data, &objs, &errs)
 	}
 	for _, b := range objs.baseRepos {
 		if b.Name == "main" {
-			return b.Spec.Commit
+			return b.Pos.File, b.Spec.Commit, true
 		}
 	}
-	return ""
+	return "", "", false
 }

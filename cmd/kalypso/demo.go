@@ -101,11 +101,12 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 	if verbose {
 		logs = out
 	}
-	srv, err := NewServer(cfg, logs)
+	runCtx, cancel := context.WithCancel(ctx)
+	srv, err := NewServer(runCtx, cfg, logs)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(runCtx) }()
 	select {

@@ -12,6 +12,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
@@ -30,7 +31,7 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kalypso serve: %v\n", err)
 		return 2
 	}
-	srv, err := NewServer(cfg, os.Stderr)
+	srv, err := NewServer(ctx, cfg, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso serve: %v\n", err)
 		return 1
@@ -42,18 +43,22 @@ func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
 	return 0
 }
 
-// NewServer wires the app: settings → clients → reconciler → handlers → HTTP server.
-func NewServer(cfg *config.Config, logs io.Writer, opts ...app.Option) (*app.Server, error) {
+// NewServer wires the app: settings → clients → reconciler → handlers → HTTP server. Background
+// promotion waits stop with ctx.
+func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...app.Option) (*app.Server, error) {
 	logger, err := app.NewLogger(cfg.Log, logs)
 	if err != nil {
 		return nil, err
 	}
 	clients := &serverClients{}
-	rec := reconcile.New(gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL), clients)
-	core := &handlers.Core{Reconciler: rec, Index: reconcile.NewIndex(rec)}
+	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL)
+	rec := reconcile.New(cache, clients)
+	index := reconcile.NewIndex(rec)
+	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
+	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
 	opts = append([]app.Option{
 		app.WithLogger(logger),
-		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}),
+		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core}, handlers.Status{Core: core}),
 		app.WithResync(func(ctx context.Context) error { return resync(ctx, clients, core) }),
 	}, opts...)
 	srv, err := app.New(cfg, opts...)

@@ -20,6 +20,7 @@ type EnvInfo struct {
 	Branch       string // the control-plane branch of the environment
 	GitOps       Repo
 	GitOpsBranch string
+	GitOpsPath   string // the folder the environment's manifests are written below
 	Workloads    []RepoBranch
 }
 
@@ -186,6 +187,7 @@ func fillTargets(info *EnvInfo, snap *scheduling.Snapshot) {
 	if snap.GitOpsRepo != nil {
 		if g, err := repoOf(snap.GitOpsRepo.Spec.Repo); err == nil {
 			info.GitOps, info.GitOpsBranch = g, snap.GitOpsRepo.Spec.Branch
+			info.GitOpsPath, _ = scheduling.SubPath(snap.GitOpsRepo.Spec.Path)
 		}
 	}
 	for _, reg := range snap.Registrations {
