@@ -34,7 +34,9 @@ func TestCheckRunValidation(t *testing.T) {
 		{"summary at the limit", func(o *github.CreateCheckRunOptions) {
 			o.Output = &github.CheckRunOutput{Title: ptr("t"), Summary: ptr(long[1:]), Text: ptr(long[1:])}
 		}, http.StatusCreated},
-		{"summary too long", func(o *github.CreateCheckRunOptions) { o.Output = &github.CheckRunOutput{Title: ptr("t"), Summary: &long} }, 422},
+		{"summary too long", func(o *github.CreateCheckRunOptions) {
+			o.Output = &github.CheckRunOutput{Title: ptr("t"), Summary: &long}
+		}, 422},
 		{"text too long", func(o *github.CreateCheckRunOptions) {
 			o.Output = &github.CheckRunOutput{Title: ptr("t"), Summary: ptr("s"), Text: &long}
 		}, 422},

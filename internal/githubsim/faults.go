@@ -1,8 +1,11 @@
 package githubsim
 
 import (
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Fault makes the next Times matching REST calls fail before they do anything.
@@ -83,4 +86,26 @@ func faultPathMatches(want, pattern, path string) bool {
 		return pattern == want || (strings.HasSuffix(want, "/") && strings.HasPrefix(pattern, want))
 	}
 	return strings.HasPrefix(path, want)
+}
+
+// SecondaryRateLimit is a fault like GitHub's secondary rate limit: 403,
+// Retry-After and the documentation URL go-github recognises.
+func SecondaryRateLimit(method, pathPattern string, retryAfterSeconds int) Fault {
+	return Fault{
+		Method: method, PathPattern: pathPattern, Status: http.StatusForbidden,
+		Headers: map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)},
+		Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",` +
+			`"documentation_url":"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`,
+	}
+}
+
+// PrimaryRateLimit is a fault like an exhausted primary rate limit: 403
+// with X-RateLimit-Remaining 0 and X-RateLimit-Reset at reset.
+func PrimaryRateLimit(method, pathPattern string, reset time.Time) Fault {
+	return Fault{
+		Method: method, PathPattern: pathPattern, Status: http.StatusForbidden,
+		Headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(reset.Unix(), 10)},
+		Body: `{"message":"API rate limit exceeded for installation.",` +
+			`"documentation_url":"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"}`,
+	}
 }
