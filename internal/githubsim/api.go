@@ -126,6 +126,10 @@ func (s *Server) writeResult(w http.ResponseWriter, c *call, bucket string, stat
 	if c.r.Method == http.MethodGet && status == http.StatusOK {
 		etag := `W/"` + hashHex(data) + `"`
 		w.Header().Set("ETag", etag)
+		w.Header().Set("Vary", "Accept, Authorization")
+		if s.opts.CacheControl != "" {
+			w.Header().Set("Cache-Control", s.opts.CacheControl)
+		}
 		if etagMatches(c.r.Header.Get("If-None-Match"), etag) {
 			s.limits.headers(w.Header(), bucket, false)
 			w.WriteHeader(http.StatusNotModified)

@@ -211,3 +211,16 @@ func (rp *repo) runsFor(sha plumbing.Hash, name, status string, latest bool) []*
 	}
 	return out
 }
+
+// rerequestCheckRun sends check_run rerequested, as the Re-run button does.
+func (s *Server) rerequestCheckRun(c *call) (int, any, error) {
+	rp := c.repo
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	cr, err := c.checkRun()
+	if err != nil {
+		return 0, nil, err
+	}
+	c.emit(s.checkRunEvent(rp, cr, "rerequested", c.actor, ""))
+	return http.StatusCreated, map[string]any{}, nil
+}

@@ -106,6 +106,9 @@ func TestCheckRunsForRef(t *testing.T) {
 	require.Equal(t, latest.GetID(), res.CheckRuns[0].GetID())
 	require.Len(t, f.sim.CheckRuns(testOwner, testRepo, f.seed), 3)
 	require.Error(t, f.sim.ClickCheckRunAction(latest.GetID(), "promote", "octocat"), "no such button")
+	_, err = f.client.Checks.ReRequestCheckRun(ctx(), testOwner, testRepo, latest.GetID())
+	require.NoError(t, err)
+	require.Equal(t, "rerequested", last[*github.CheckRunEvent](t, f.hooks).GetAction())
 }
 
 func TestCheckRunAnnotationsAppend(t *testing.T) {

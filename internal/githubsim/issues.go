@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -161,7 +162,7 @@ func (s *Server) addLabels(c *call) (int, any, error) {
 	}
 	for _, n := range names {
 		s.ensureLabel(rp, n)
-		if !contains(pr.labels, n) {
+		if !slices.Contains(pr.labels, n) {
 			pr.labels = append(pr.labels, n)
 		}
 	}
@@ -188,7 +189,7 @@ func (s *Server) removeLabel(c *call) (int, any, error) {
 		return 0, nil, err
 	}
 	name := c.params["name"]
-	if !contains(pr.labels, name) {
+	if !slices.Contains(pr.labels, name) {
 		return 0, nil, notFoundMsg("Label does not exist")
 	}
 	var kept []string
@@ -220,13 +221,4 @@ func (s *Server) labelMaps(rp *repo, names []string) []map[string]any {
 		out = append(out, toMap(s.ensureLabel(rp, n)))
 	}
 	return out
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -55,6 +55,7 @@ func (s *Server) routes() *router {
 	rt.add("GET", repo+"/check-runs/{check_run_id}", authToken, s.getCheckRun)
 	rt.add("PATCH", repo+"/check-runs/{check_run_id}", authToken, s.updateCheckRun)
 	rt.add("GET", repo+"/check-runs/{check_run_id}/annotations", authToken, s.listCheckRunAnnotations)
+	rt.add("POST", repo+"/check-runs/{check_run_id}/rerequest", authToken, s.rerequestCheckRun)
 	rt.add("GET", repo+"/commits/{ref...}/check-runs", authToken, s.listCheckRunsForRef)
 	rt.add("POST", repo+"/statuses/{sha}", authToken, s.createStatus)
 	rt.add("GET", repo+"/commits/{ref...}/status", authToken, s.combinedStatus)

@@ -39,6 +39,10 @@ type Options struct {
 	GitHTTPBackend string
 	// DefaultUser is the human login used by helpers that take no user. Default "octocat".
 	DefaultUser string
+	// CacheControl, when set, is sent with every 200 GET answer; GitHub
+	// sends "private, max-age=60, s-maxage=60". Empty makes HTTP caches
+	// revalidate each time (with If-None-Match, answered 304).
+	CacheControl string
 }
 
 // Server is a simulated GitHub. Its zero value is not usable; call New.
@@ -54,13 +58,14 @@ type Server struct {
 
 	ids atomic.Int64
 
-	mu       sync.Mutex
-	baseURL  string
-	installs map[int64]*installation
-	tokens   map[string]*accessToken
-	repos    map[string]*repo
-	users    map[string]int64
-	orgs     map[string]bool
+	mu        sync.Mutex
+	baseURL   string
+	baseFixed bool
+	installs  map[int64]*installation
+	tokens    map[string]*accessToken
+	repos     map[string]*repo
+	users     map[string]int64
+	orgs      map[string]bool
 
 	gitBackend string
 	httpSrv    *http.Server
@@ -142,7 +147,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.mu.Lock()
 	s.httpSrv, s.listener = srv, ln
-	s.baseURL = "http://" + ln.Addr().String()
+	s.baseURL, s.baseFixed = "http://"+ln.Addr().String(), true
 	s.mu.Unlock()
 	go func() { _ = srv.Serve(ln) }()
 	return nil
@@ -164,11 +169,22 @@ func (s *Server) Close() error {
 }
 
 // SetBaseURL sets the externally visible URL (scheme://host:port) used in
-// response bodies and webhooks; needed when the Handler is served elsewhere.
+// response bodies and webhooks. Without it, a Handler served elsewhere
+// takes http://<Host> of its first request.
 func (s *Server) SetBaseURL(u string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.baseURL = strings.TrimSuffix(u, "/")
+	s.baseURL, s.baseFixed = strings.TrimSuffix(u, "/"), true
+}
+
+// learnBaseURL takes the base URL from the first request when neither
+// Start, Serve nor SetBaseURL set it.
+func (s *Server) learnBaseURL(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.baseFixed && r.Host != "" {
+		s.baseURL, s.baseFixed = "http://"+r.Host, true
+	}
 }
 
 // URL returns the base URL, for example http://127.0.0.1:41234.
@@ -194,6 +210,7 @@ func (s *Server) Handler() http.Handler { return s }
 
 // ServeHTTP routes REST calls under /api/v3 and git smart HTTP under /{owner}/{repo}.git.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.learnBaseURL(r)
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/api/v3/"):
 		s.serveAPI(w, r)
