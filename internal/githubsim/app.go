@@ -15,12 +15,17 @@ type installation struct {
 }
 
 // appPermissions are the permissions every simulated installation grants.
-var appPermissions = map[string]string{
-	"checks": "write", "contents": "write", "deployments": "write", "issues": "write",
-	"metadata": "read", "pull_requests": "write", "statuses": "write",
+func appPermissions() map[string]string {
+	return map[string]string{
+		"checks": "write", "contents": "write", "deployments": "write", "issues": "write",
+		"metadata": "read", "pull_requests": "write", "statuses": "write",
+	}
 }
 
-var appEvents = []string{"check_run", "check_suite", "pull_request", "push", "status"}
+// appEvents are the events the simulated App subscribes to.
+func appEvents() []string {
+	return []string{"check_run", "check_suite", "pull_request", "push", "status"}
+}
 
 // CreateInstallation installs the App on an organization account and returns the installation ID.
 func (s *Server) CreateInstallation(account string) int64 {
@@ -50,7 +55,7 @@ func (s *Server) appMap() map[string]any {
 		"name": s.opts.AppName, "description": "Simulated GitHub App",
 		"external_url": s.base() + "/apps/" + s.opts.AppSlug, "html_url": s.base() + "/apps/" + s.opts.AppSlug,
 		"created_at": tsOrNil(s.createdAt), "updated_at": tsOrNil(s.createdAt),
-		"permissions": appPermissions, "events": appEvents, "installations_count": len(s.installations()),
+		"permissions": appPermissions(), "events": appEvents(), "installations_count": len(s.installations()),
 	}
 }
 
@@ -88,7 +93,7 @@ func (s *Server) installationMap(inst *installation) map[string]any {
 		"repositories_url":  api + "/installation/repositories",
 		"html_url":          s.base() + "/organizations/" + inst.account + "/settings/installations/" + itoa64(inst.id),
 		"app_id":            s.opts.AppID, "app_slug": s.opts.AppSlug, "target_id": s.userID(inst.account),
-		"target_type": "Organization", "permissions": appPermissions, "events": appEvents,
+		"target_type": "Organization", "permissions": appPermissions(), "events": appEvents(),
 		"created_at": tsOrNil(inst.createdAt), "updated_at": tsOrNil(inst.createdAt),
 		"single_file_name": nil, "suspended_by": nil, "suspended_at": suspendedAt,
 	}
@@ -136,7 +141,7 @@ func (s *Server) createAccessToken(c *call) (int, any, error) {
 	}
 	return http.StatusCreated, map[string]any{
 		"token": tok.token, "expires_at": tok.expires.Format(time.RFC3339),
-		"permissions": appPermissions, "repository_selection": "selected",
+		"permissions": appPermissions(), "repository_selection": "selected",
 	}, nil
 }
 

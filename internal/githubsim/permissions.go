@@ -6,12 +6,18 @@ import (
 	"strings"
 )
 
-// Permission levels reported by the collaborator permission endpoint.
-var permissionLevels = map[string]bool{"admin": true, "maintain": true, "write": true, "triage": true, "read": true, "none": true}
+// isPermissionLevel reports a role the collaborator permission endpoint knows.
+func isPermissionLevel(p string) bool {
+	switch p {
+	case "admin", "maintain", "write", "triage", "read", "none":
+		return true
+	}
+	return false
+}
 
 // SetPermission sets a user's permission on a repository: admin, maintain, write, triage, read or none.
 func (s *Server) SetPermission(owner, repo, user, perm string) error {
-	if !permissionLevels[perm] {
+	if !isPermissionLevel(perm) {
 		return fmt.Errorf("githubsim: unknown permission %q", perm)
 	}
 	rp, err := s.mustRepo(owner, repo)

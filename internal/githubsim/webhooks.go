@@ -48,17 +48,17 @@ type hookEvent struct {
 
 // Delivery is one recorded webhook delivery.
 type Delivery struct {
-	ID         string
-	Event      string
-	Action     string
-	Body       []byte
-	Header     http.Header
-	URL        string
-	State      DeliveryState
-	StatusCode int
-	Error      string
-	Attempts   int
-	At         time.Time
+	ID         string        // X-GitHub-Delivery, kept by redeliveries
+	Event      string        // X-GitHub-Event, for example "pull_request"
+	Action     string        // the payload's "action", if any
+	Body       []byte        // the exact bytes sent
+	Header     http.Header   // the headers sent, signatures included
+	URL        string        // the webhook URL when the delivery was recorded
+	State      DeliveryState // what happened last
+	StatusCode int           // the receiver's status code of the last attempt
+	Error      string        // the transport error of the last attempt
+	Attempts   int           // how many times it was sent
+	At         time.Time     // when it was recorded or last sent
 }
 
 type hookBus struct {
