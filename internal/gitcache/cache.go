@@ -153,6 +153,8 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	if err := repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
 		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
 	}
+	// Only remote-tracking refs describe the remote: never leave a local branch behind.
+	defer func() { _ = repo.Storer.RemoveReference(local) }()
 	opts := &git.PushOptions{RemoteName: "origin", Auth: auth(token),
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", local, local))}}
 	if !old.IsZero() {
@@ -168,7 +170,6 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	default:
 		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
 	}
-	_ = repo.Storer.RemoveReference(local) // only remote-tracking refs describe the remote
 	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
 }
 
