@@ -37,7 +37,7 @@ type Options struct {
 	WebhookClient *http.Client
 	// GitHTTPBackend is the path of git-http-backend. Default: found through `git --exec-path`.
 	GitHTTPBackend string
-	// DefaultUser is the human login used by helpers that take no user. Default "octocat".
+	// DefaultUser is the human login of CommitFiles and the App owner. Default "octocat".
 	DefaultUser string
 	// CacheControl, when set, is sent with every 200 GET answer; GitHub
 	// sends "private, max-age=60, s-maxage=60". Empty makes HTTP caches

@@ -20,7 +20,7 @@ import (
 type WebhookMode int
 
 const (
-	// WebhooksSync sends each delivery before the REST call or helper that caused it returns.
+	// WebhooksSync sends each delivery before the REST call or Server method that caused it returns.
 	WebhooksSync WebhookMode = iota
 	// WebhooksAsync sends deliveries in order from a background goroutine; see WaitWebhooks.
 	WebhooksAsync
