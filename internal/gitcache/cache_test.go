@@ -66,10 +66,15 @@ func TestFetchPushAndLease(t *testing.T) {
 	_, err = repoB.Reference(plumbing.NewBranchReferenceName("main"), false)
 	require.Error(t, err, "pushes leave no local branch behind, only remote-tracking refs")
 
-	require.NoError(t, b.Delete(ctx, "o", "r", "", "main", second))
-	repoA, err = a.Fetch(ctx, "o", "r", "", "main")
+	require.NoError(t, b.Push(ctx, "o", "r", "", "kalypso/dev", second, plumbing.ZeroHash))
+	repoA, err = a.Fetch(ctx, "o", "r", "", "main", "kalypso/dev")
 	require.NoError(t, err)
-	require.True(t, Head(repoA, "main").IsZero(), "deleted branches disappear from the cache too")
+	require.Equal(t, second, Head(repoA, "kalypso/dev"))
+	require.NoError(t, b.Delete(ctx, "o", "r", "", "kalypso/dev", second))
+	repoA, err = a.Fetch(ctx, "o", "r", "", "main", "kalypso/dev")
+	require.NoError(t, err)
+	require.True(t, Head(repoA, "kalypso/dev").IsZero(), "deleted branches disappear from the cache too")
+	require.Equal(t, second, Head(repoA, "main"))
 }
 
 func commit(t *testing.T, repo *git.Repository, parent plumbing.Hash, content string) plumbing.Hash {
