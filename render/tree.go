@@ -78,11 +78,11 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 	for i, a := range list {
 		if errs[i] != nil {
 			r.Failed[a.Key()] = errs[i]
-			r.Errors = append(r.Errors, errs[i])
 			continue
 		}
 		r.Outputs[a.Key()] = files[i]
 	}
+	r.Errors = append(r.Errors, groupFailures(list, r.Failed)...)
 }
 
 // Apply returns the GitOps tree that should replace prev: every rendered assignment exactly,

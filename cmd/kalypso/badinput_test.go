@@ -209,7 +209,7 @@ spec:
     {"type": "object", "required": ["REPLICAS"], "properties": {"REPLICAS": {"type": "integer"}}}
 `)
 			},
-			want:     `schema.yaml:9: ConfigSchema "small-needs-replicas": config of small/observability-(grafana|prometheus): config data validation failed`,
+			want:     `schema.yaml:9: ConfigSchema "small-needs-replicas": config of 2 assignments \(small/observability-grafana, small/observability-prometheus\): config data validation failed`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
@@ -218,7 +218,7 @@ spec:
 			break_: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "main", "templates/scheduler_v1alpha1_template_argocd.yaml", `namespace: "{{ .Namespace}}"`, `namespace: "{{ .Namespace.Nope }}"`)
 			},
-			want:     `scheduler_v1alpha1_template_argocd.yaml:19: Template "argocd": rendering small/observability-(grafana|prometheus): .*can't evaluate field Nope`,
+			want:     `scheduler_v1alpha1_template_argocd.yaml:19: Template "argocd": rendering 2 assignments \(small/observability-grafana, small/observability-prometheus\): .*can't evaluate field Nope`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
@@ -236,7 +236,7 @@ data:
   LOOP: "{{ .ConfigData.LOOP }}"
 `)
 			},
-			want:     `scheduler_v1alpha1_template_configmap.yaml:\d+: Template "configmap": rendering small/observability-(grafana|prometheus): output still contains .* after 8 nested renderings`,
+			want:     `scheduler_v1alpha1_template_configmap.yaml:\d+: Template "configmap": rendering 2 assignments \(small/observability-grafana, small/observability-prometheus\): output still contains .* after 8 nested renderings`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
