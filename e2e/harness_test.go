@@ -3,13 +3,14 @@ package e2e
 
 import (
 	"bytes"
-	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,12 @@ type world struct {
 	addr   string
 	cache  string
 	app    *appProcess
+	// logs collects the output of every run of the app, so that settle counts across restarts.
+	logs *syncBuffer
+	// redelivered counts, per delivery, the extra times it was sent and accepted.
+	redelivered map[string]int
+	// lost holds deliveries accepted by an app that was killed before processing them.
+	lost map[string]bool
 }
 
 // newWorld seeds the simulator; the app is not started yet.
@@ -62,8 +69,13 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { sim.Close() })
 	seeded, err := sample.Seed(sim, sample.Owner)
 	require.NoError(t, err)
-	w := &world{t: t, sim: sim, seeded: seeded, addr: freeAddr(t), cache: filepath.Join(t.TempDir(), "cache")}
+	w := &world{t: t, sim: sim, seeded: seeded, addr: freeAddr(t), cache: filepath.Join(t.TempDir(), "cache"), logs: &syncBuffer{}, redelivered: map[string]int{}, lost: map[string]bool{}}
 	sim.SetWebhook("http://"+w.addr+"/api/github/hook", secret)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("app logs:\n%s", w.logs.String())
+		}
+	})
 	return w
 }
 
@@ -77,7 +89,6 @@ func freeAddr(t *testing.T) string {
 // appProcess is a running `kalypso serve`.
 type appProcess struct {
 	cmd  *exec.Cmd
-	logs *syncBuffer
 	done chan error
 }
 
@@ -100,17 +111,38 @@ func (w *world) start(extraEnv ...string) {
 		"KALYPSO_LOG_FORMAT=json",
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
-	logs := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
+	resyncs := func() (done, failed int) {
+		logs := w.logs.String()
+		return strings.Count(logs, `"resync done"`), strings.Count(logs, `"resync failed"`)
+	}
+	done0, failed0 := resyncs()
+	cmd.Stdout, cmd.Stderr = w.logs, w.logs
 	require.NoError(w.t, cmd.Start())
-	w.app = &appProcess{cmd: cmd, logs: logs, done: make(chan error, 1)}
+	w.app = &appProcess{cmd: cmd, done: make(chan error, 1)}
 	go func(p *appProcess) { p.done <- p.cmd.Wait() }(w.app)
 	w.t.Cleanup(func() { w.stop() })
 	w.eventually(func() bool {
-		return strings.Contains(logs.String(), `"resync done"`) || strings.Contains(logs.String(), `"resync failed"`)
-	},
-		"the app listens and finishes its first resync")
-	require.NotContains(w.t, logs.String(), `"resync failed"`, logs.String())
+		done, failed := resyncs()
+		return done > done0 || failed > failed0
+	}, "the app listens and finishes its first resync")
+	_, failed := resyncs()
+	require.Equal(w.t, failed0, failed, "the first resync fails:\n%s", w.logs.String())
+}
+
+// kill ends the app abruptly (SIGKILL), whatever it is doing.
+func (w *world) kill() {
+	if w.app == nil {
+		return
+	}
+	_ = w.app.cmd.Process.Kill()
+	<-w.app.done
+	w.app = nil
+	done := w.processed()
+	for _, d := range w.sim.Deliveries() {
+		if w.accepted(d) && done[d.ID] < 1+w.redelivered[d.ID] {
+			w.lost[d.ID] = true
+		}
+	}
 }
 
 // stop ends the app gracefully (SIGTERM) and waits for it.
@@ -128,21 +160,44 @@ func (w *world) stop() {
 	w.app = nil
 }
 
-// settle waits until the app has processed every webhook the simulator delivered to it.
+// settle waits until the app has processed every webhook the simulator delivered to it and
+// it accepted, each as many times as it was accepted. Deliveries are matched by ID: a count
+// alone could be fooled by an event processed before the simulator recorded its delivery.
 func (w *world) settle() {
 	w.t.Helper()
 	w.sim.WaitWebhooks()
 	w.eventually(func() bool {
-		want := 0
+		done := w.processed()
 		for _, d := range w.sim.Deliveries() {
-			if d.State == githubsim.DeliveryDelivered && d.StatusCode == http.StatusOK {
-				want++
+			if w.accepted(d) && !w.lost[d.ID] && done[d.ID] < 1+w.redelivered[d.ID] {
+				return false
 			}
 		}
-		logs := w.app.logs.String()
-		got := strings.Count(logs, `"webhook processed"`) + strings.Count(logs, `"webhook processing failed"`)
-		return got >= want
+		return true
 	}, "the app processes every delivered webhook")
+}
+
+// accepted reports whether the app answered a delivery 200: it queued the event.
+func (w *world) accepted(d githubsim.Delivery) bool {
+	return d.State == githubsim.DeliveryDelivered && d.StatusCode == http.StatusOK
+}
+
+// processed counts, per delivery ID, the webhook events the app has finished, in every run.
+func (w *world) processed() map[string]int {
+	out := map[string]int{}
+	for _, line := range strings.Split(w.logs.String(), "\n") {
+		if !strings.Contains(line, `"webhook processed"`) && !strings.Contains(line, `"webhook processing failed"`) {
+			continue
+		}
+		var entry struct {
+			Delivery string `json:"github_delivery_id"`
+			Message  string `json:"message"`
+		}
+		if json.Unmarshal([]byte(line), &entry) == nil && strings.HasPrefix(entry.Message, "webhook process") {
+			out[entry.Delivery]++
+		}
+	}
+	return out
 }
 
 func (w *world) eventually(cond func() bool, what string) {
@@ -150,11 +205,7 @@ func (w *world) eventually(cond func() bool, what string) {
 	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			logs := ""
-			if w.app != nil {
-				logs = w.app.logs.String()
-			}
-			w.t.Fatalf("timed out waiting until %s\napp logs:\n%s", what, logs)
+			w.t.Fatalf("timed out waiting until %s\napp logs:\n%s", what, w.logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -218,4 +269,193 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var _ = context.Background
+// head returns the commit a branch of the GitOps repository points at, or "" when it does not exist.
+func (w *world) head(branch string) string {
+	w.t.Helper()
+	branches, err := w.sim.Branches(sample.Owner, sample.GitOpsRepo)
+	require.NoError(w.t, err)
+	return branches[branch]
+}
+
+// check returns the newest check run of an environment on a commit, or nil.
+func (w *world) check(repo, sha, env string) *github.CheckRun {
+	w.t.Helper()
+	runs := w.checks(repo, sha, env)
+	if len(runs) == 0 {
+		return nil
+	}
+	return runs[0]
+}
+
+// checks returns every check run of an environment on a commit, newest first.
+func (w *world) checks(repo, sha, env string) []*github.CheckRun {
+	var out []*github.CheckRun
+	for _, run := range w.sim.CheckRuns(sample.Owner, repo, sha) {
+		if run.GetName() == "Kalypso / "+env {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// prsOf returns the open pull requests of the GitOps repository whose head is branch.
+func (w *world) prsOf(branch string) []*github.PullRequest {
+	var out []*github.PullRequest
+	for _, pr := range w.sim.PullRequests(sample.Owner, sample.GitOpsRepo) {
+		if pr.GetState() == "open" && pr.GetHead().GetRef() == branch {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// redeliver sends a recorded delivery again and waits until the app has processed it.
+func (w *world) redeliver(id string) githubsim.Delivery {
+	w.t.Helper()
+	before := false
+	for _, d := range w.sim.Deliveries() {
+		if d.ID == id {
+			before = w.accepted(d) && !w.lost[id]
+		}
+	}
+	d, err := w.sim.Redeliver(id)
+	require.NoError(w.t, err)
+	if !before && w.accepted(d) {
+		delete(w.lost, id)
+	} else if before && w.accepted(d) {
+		w.redelivered[id]++ // accepted twice: processed twice
+	}
+	w.settle()
+	return d
+}
+
+// delivery returns the newest push delivery for a commit.
+func (w *world) pushDelivery(sha string) githubsim.Delivery {
+	w.t.Helper()
+	ds := w.sim.Deliveries()
+	for i := len(ds) - 1; i >= 0; i-- {
+		if ds[i].Event == "push" && bytes.Contains(ds[i].Body, []byte(`"after":"`+sha+`"`)) {
+			return ds[i]
+		}
+	}
+	w.t.Fatalf("no push delivery for commit %s", sha)
+	return githubsim.Delivery{}
+}
+
+// expected computes an environment's GitOps tree independently of the app: it runs
+// `kalypso render` in directory mode on the current control-plane, main and workload trees,
+// with the environment's GitOps branch as the folder to converge.
+func (w *world) expected(env string) map[string]string {
+	w.t.Helper()
+	dir := w.t.TempDir()
+	tree := func(repo, ref string) map[string]string {
+		t, err := w.sim.Tree(sample.Owner, repo, ref)
+		require.NoError(w.t, err)
+		return t
+	}
+	writeDir(w.t, filepath.Join(dir, "main"), tree(sample.ControlPlane, w.seeded.MainSHA))
+	writeDir(w.t, filepath.Join(dir, env), tree(sample.ControlPlane, env))
+	writeDir(w.t, filepath.Join(dir, "workloads", sample.Owner, sample.WorkloadRepo, "main"), tree(sample.WorkloadRepo, "main"))
+	out := filepath.Join(dir, "out")
+	writeDir(w.t, out, tree(sample.GitOpsRepo, env))
+	cmd := exec.Command(binary, "render", "--main-dir", filepath.Join(dir, "main"), "--env-dir", filepath.Join(dir, env),
+		"--workloads-dir", filepath.Join(dir, "workloads"), "--environment", env, "--out", out)
+	output, err := cmd.CombinedOutput()
+	if err != nil && cmd.ProcessState.ExitCode() != 1 { // 1: errors in the inputs, reported and isolated
+		w.t.Fatalf("kalypso render: %v\n%s", err, output)
+	}
+	return readDir(w.t, out)
+}
+
+func writeDir(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
+	}
+}
+
+func readDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	}))
+	return out
+}
+
+// requireTree compares two trees file by file, so that a difference names its path.
+func requireTree(t *testing.T, want, got map[string]string, msg string) {
+	t.Helper()
+	require.Equal(t, sortedKeys(want), sortedKeys(got), "%s: file set", msg)
+	for p := range want {
+		require.Equal(t, want[p], got[p], "%s: content of %s", msg, p)
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Control-plane files as a user would write them.
+
+func devConfig(environment string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dev-config
+  labels:
+     platform-config: "true"
+data:
+  ENVIRONMENT: %s
+  SOME_COMMON_ENVIRONMENT_VARIABLE: "false"
+`, environment)
+}
+
+func clusterType(name, size string) string {
+	return fmt.Sprintf(`apiVersion: scheduler.kalypso.io/v1alpha1
+kind: ClusterType
+metadata:
+  name: %s
+  labels:
+    region: west-us
+    size: %s
+spec:
+  reconciler: arc-flux
+  namespaceService: default
+  configType: configmap
+`, name, size)
+}
+
+// observability is the sample's workload with the prometheus target reading path.
+func observability(path string) string {
+	return fmt.Sprintf(`apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Workload
+metadata:
+  name: observability
+  labels:
+    type: service
+    stack: observability
+spec:
+  deploymentTargets:
+    - name: prometheus
+      environment: dev
+      manifests:
+        repo: https://github.com/microsoft/kalypso-svc-gitops
+        branch: dev
+        path: %s
+`, path)
+}
