@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/sample"
+)
+
+const largeClusterType = "cluster-types/west-us/large/large-cluster-type.yaml"
+
+// A broken file fails the commit's check run with an annotation at its file and line; the pull
+// request keeps every other assignment current, and the broken assignment keeps its last good
+// (merged) output.
+func TestE2EBrokenFileFailsCheckRunAndIsIsolated(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]*string
+		path  string // the annotated file
+		line  int
+		msg   string
+	}{{
+		name:  "cluster type with an unknown field",
+		files: map[string]*string{largeClusterType: str(clusterType("large", "large") + "  colour: blue\n")},
+		path:  largeClusterType, line: 12, msg: `unknown field "colour"`,
+	}, {
+		name:  "cluster type naming a missing template",
+		files: map[string]*string{largeClusterType: str(strings.Replace(clusterType("large", "large"), "arc-flux", "nothere", 1))},
+		path:  largeClusterType, line: 9, msg: `template "nothere" does not exist`,
+	}, {
+		name: "template that fails to execute",
+		files: map[string]*string{
+			largeClusterType: str(strings.Replace(clusterType("large", "large"), "arc-flux", "broken-flux", 1)),
+			"templates/broken.yaml": str(`apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Template
+metadata:
+  name: broken-flux
+spec:
+  type: reconciler
+  manifests:
+    - |
+      apiVersion: v1
+      kind: ConfigMap
+      metadata:
+        name: {{ .DeploymentTargetName }}
+      data:
+        x: {{ fail "no reconciler for this target" }}
+`)},
+		path: "templates/broken.yaml", line: 14, msg: "no reconciler for this target",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.start()
+			// A second large cluster type, merged: both assignments have a last good output.
+			w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/west-us/xl/xl-cluster-type.yaml": str(clusterType("xl", "large"))})
+			pr := w.appPR("dev")
+			require.NotNil(t, pr)
+			_, err := w.sim.MergePR(sample.Owner, sample.GitOpsRepo, pr.GetNumber(), "platform-admin")
+			require.NoError(t, err)
+			w.settle()
+			merged := w.tree("dev")
+			require.Contains(t, merged, "xl/observability-prometheus/platform-config.yaml")
+
+			// One commit both changes a value every assignment uses and breaks one of them.
+			files := map[string]*string{"configs/dev-config.yaml": str(devConfig("Changed"))}
+			for p, c := range tc.files {
+				files[p] = c
+			}
+			sha := w.commit(sample.ControlPlane, "dev", files)
+
+			run := w.check(sample.ControlPlane, sha, "dev")
+			require.NotNil(t, run, "a check run on the broken commit")
+			require.Equal(t, "failure", run.GetConclusion())
+			anns, _, err := w.sim.CheckRunDetails(run.GetID())
+			require.NoError(t, err)
+			require.Len(t, anns, 1, "one annotation for the one error")
+			require.Equal(t, tc.path, anns[0].GetPath(), "annotated file")
+			require.Equal(t, tc.line, anns[0].GetStartLine(), "annotated line")
+			require.Equal(t, "failure", anns[0].GetAnnotationLevel())
+			require.Contains(t, anns[0].GetMessage(), tc.msg)
+
+			prs := w.prsOf("kalypso/dev")
+			require.Len(t, prs, 1, "the pull request carries the healthy changes")
+			require.Contains(t, prs[0].GetBody(), tc.msg, "the pull request lists the error")
+			got := w.tree("kalypso/dev")
+			require.Contains(t, got["xl/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: Changed\n",
+				"the healthy assignment is current")
+			for p, content := range merged {
+				if strings.HasPrefix(p, "large/") {
+					require.Equal(t, content, got[p], "the broken assignment keeps its last good %s", p)
+				}
+			}
+			for p := range got {
+				if strings.HasPrefix(p, "large/") {
+					require.Contains(t, merged, p, "no new file for the broken cluster type")
+				}
+			}
+			requireTree(t, w.expected("dev"), got, "kalypso/dev against kalypso render")
+
+			// Fixing the file brings the broken assignment up to date and the check to success.
+			fix := map[string]*string{largeClusterType: str(clusterType("large", "large"))}
+			for p := range tc.files {
+				if p != largeClusterType {
+					fix[p] = nil
+				}
+			}
+			sha = w.commit(sample.ControlPlane, "dev", fix)
+			require.Equal(t, "success", w.check(sample.ControlPlane, sha, "dev").GetConclusion())
+			require.Contains(t, w.tree("kalypso/dev")["large/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: Changed\n")
+		})
+	}
+}
+
+// A change with more errors than GitHub takes in one request (50 annotations) still ends in
+// one failing check run holding every annotation.
+func TestE2EManyErrorsEndInOneCheckRunWithAllAnnotations(t *testing.T) {
+	const n = 73
+	var b strings.Builder
+	wantLines := make([]int, 0, n)
+	line := 1
+	for i := range n {
+		if i > 0 {
+			b.WriteString("---\n")
+			line++
+		}
+		doc := clusterType(fmt.Sprintf("broken-%02d", i), "tiny") + "  colour: blue\n"
+		b.WriteString(doc)
+		wantLines = append(wantLines, line+strings.Count(doc, "\n")-1)
+		line += strings.Count(doc, "\n")
+	}
+	w := newWorld(t)
+	w.start()
+	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/broken.yaml": str(b.String())})
+
+	runs := w.checks(sample.ControlPlane, sha, "dev")
+	require.Len(t, runs, 1, "one check run for dev on the commit")
+	require.Equal(t, "failure", runs[0].GetConclusion())
+	require.Equal(t, "completed", runs[0].GetStatus())
+	anns, _, err := w.sim.CheckRunDetails(runs[0].GetID())
+	require.NoError(t, err)
+	require.Len(t, anns, n, "every error is an annotation")
+	var lines []int
+	for _, a := range anns {
+		require.Equal(t, "cluster-types/broken.yaml", a.GetPath())
+		require.Contains(t, a.GetMessage(), `unknown field "colour"`)
+		lines = append(lines, a.GetStartLine())
+	}
+	sort.Ints(lines)
+	require.Equal(t, wantLines, lines, "each annotation at its document's bad line")
+	require.Contains(t, runs[0].GetOutput().GetTitle(), fmt.Sprintf("%d errors", n))
+}

@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/sample"
+)
+
+// A push to an environment branch proposes exactly the tree `kalypso render` computes from the
+// same inputs, in the environment's pull request.
+func TestE2EEnvironmentPushProposesExpectedFiles(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]*string
+		check func(t *testing.T, tree map[string]string)
+	}{{
+		name:  "config value",
+		files: map[string]*string{"configs/dev-config.yaml": str(devConfig("Development"))},
+		check: func(t *testing.T, tree map[string]string) {
+			require.Contains(t, tree["large/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: Development\n",
+				"the composed platform config carries the new value")
+		},
+	}, {
+		name:  "new cluster type",
+		files: map[string]*string{"cluster-types/west-us/xl/xl-cluster-type.yaml": str(clusterType("xl", "large"))},
+		check: func(t *testing.T, tree map[string]string) {
+			for _, f := range []string{"xl/README.md", "xl/observability-prometheus/reconciler.yaml",
+				"xl/observability-prometheus/namespace.yaml", "xl/observability-prometheus/platform-config.yaml"} {
+				require.Contains(t, tree, f, "the new cluster type gets its folder")
+			}
+			require.Contains(t, tree["xl/observability-prometheus/namespace.yaml"], `name: "dev-xl-observability-prometheus"`,
+				"the namespace follows <environment>-<clusterType>-<deploymentTarget>")
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.start()
+			before := w.head("kalypso/dev")
+			sha := w.commit(sample.ControlPlane, "dev", tc.files)
+
+			require.Len(t, w.prsOf("kalypso/dev"), 1, "one pull request for dev")
+			require.NotEqual(t, before, w.head("kalypso/dev"), "the push produces a new commit on kalypso/dev")
+			got := w.tree("kalypso/dev")
+			requireTree(t, w.expected("dev"), got, "kalypso/dev against kalypso render")
+			tc.check(t, got)
+			run := w.check(sample.ControlPlane, sha, "dev")
+			require.NotNil(t, run, "a check run on the pushed commit")
+			require.Equal(t, "success", run.GetConclusion(), run.GetOutput().GetSummary())
+		})
+	}
+}
+
+// A second push updates the same pull request: same number, a new head commit, no second PR.
+func TestE2ESecondPushUpdatesSamePullRequest(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("First"))})
+	first := w.appPR("dev")
+	require.NotNil(t, first, "the first push leaves a pull request for dev")
+	firstHead := w.head("kalypso/dev")
+
+	w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Second"))})
+	prs := w.prsOf("kalypso/dev")
+	require.Len(t, prs, 1, "still one pull request for dev")
+	require.Equal(t, first.GetNumber(), prs[0].GetNumber(), "the same pull request is updated in place")
+	require.NotEqual(t, firstHead, w.head("kalypso/dev"), "the pull request has a new head commit")
+	require.Equal(t, w.head("kalypso/dev"), prs[0].GetHead().GetSHA(), "the pull request shows the new head")
+	require.Contains(t, w.tree("kalypso/dev")["large/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: Second\n")
+	requireTree(t, w.expected("dev"), w.tree("kalypso/dev"), "kalypso/dev after the second push")
+	require.Len(t, w.appPRs(), 2, "one app pull request per environment, no more")
+}
+
+// The same delivery sent twice changes nothing the second time.
+func TestE2ERedeliveredPushAddsNoCommit(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Once"))})
+	head, pr := w.head("kalypso/dev"), w.appPR("dev")
+	require.NotNil(t, pr)
+	runs := len(w.checks(sample.ControlPlane, sha, "dev"))
+
+	d := w.redeliver(w.pushDelivery(sha).ID)
+	require.Equal(t, 2, d.Attempts, "the delivery was sent twice")
+	require.Equal(t, 200, d.StatusCode, "the app accepts the redelivery")
+
+	require.Greater(t, len(w.checks(sample.ControlPlane, sha, "dev")), runs, "the app processed the redelivery")
+	require.Equal(t, head, w.head("kalypso/dev"), "no extra commit on kalypso/dev")
+	prs := w.prsOf("kalypso/dev")
+	require.Len(t, prs, 1, "no second pull request")
+	require.Equal(t, pr.GetNumber(), prs[0].GetNumber())
+}
+
+// A push that changes nothing in the output leaves kalypso/dev as it is, and still reports.
+func TestE2EPushWithoutOutputChangeAddsNoCommit(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]*string
+	}{
+		{"comment in a YAML file", map[string]*string{"configs/dev-config.yaml": str("# the development environment\n" + devConfig("Dev"))}},
+		{"README", map[string]*string{"README.md": str("Control plane of dev\n")}},
+		{"reordered keys", map[string]*string{"cluster-types/west-us/large/large-cluster-type.yaml": str(`kind: ClusterType
+apiVersion: scheduler.kalypso.io/v1alpha1
+metadata:
+  labels:
+    size: large
+    region: west-us
+  name: large
+spec:
+  configType: configmap
+  namespaceService: default
+  reconciler: arc-flux
+`)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.start()
+			head, pr := w.head("kalypso/dev"), w.appPR("dev")
+			require.NotNil(t, pr)
+			sha := w.commit(sample.ControlPlane, "dev", tc.files)
+
+			run := w.check(sample.ControlPlane, sha, "dev")
+			require.NotNil(t, run, "the app processed the push")
+			require.Equal(t, "success", run.GetConclusion(), run.GetOutput().GetSummary())
+			require.Equal(t, head, w.head("kalypso/dev"), "no new commit on kalypso/dev")
+			prs := w.prsOf("kalypso/dev")
+			require.Len(t, prs, 1)
+			require.Equal(t, pr.GetNumber(), prs[0].GetNumber(), "the pull request stays")
+		})
+	}
+}
