@@ -1,13 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
@@ -252,9 +250,11 @@ func (w *world) headMessage(repo, branch string) string {
 	w.t.Helper()
 	sha, err := w.sim.BranchSHA(sample.Owner, repo, branch)
 	require.NoError(w.t, err)
-	repoGit, err := git.PlainOpen(filepath.Join(w.simDir, sample.Owner, repo+".git"))
+	token, err := w.sim.InstallationToken(w.seeded.Installation)
 	require.NoError(w.t, err)
-	c, err := repoGit.CommitObject(plumbing.NewHash(sha))
+	gh, err := github.NewClient(nil).WithAuthToken(token).WithEnterpriseURLs(w.sim.APIURL(), w.sim.UploadURL())
 	require.NoError(w.t, err)
-	return c.Message
+	c, _, err := gh.Git.GetCommit(context.Background(), sample.Owner, repo, sha)
+	require.NoError(w.t, err)
+	return c.GetMessage()
 }
