@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -127,6 +128,11 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 	case pr == nil:
 		pr, _, err = gh.PullRequests.Create(ctx, out.GitOps.Owner, out.GitOps.Name, &github.NewPullRequest{
 			Title: &title, Body: &body, Head: &branch, Base: &out.Base, MaintainerCanModify: github.Bool(true)})
+		if alreadyExists(err) { // another replica opened it first: the next reconcile updates it
+			if pr, err = r.findPR(ctx, out, branch); err == nil && pr == nil {
+				err = fmt.Errorf("pull request for %s reported as existing but not found", branch)
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("open pull request on %s: %w", out.GitOps, err)
 		}
@@ -143,6 +149,13 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 		}
 	}
 	return nil
+}
+
+// alreadyExists tells whether GitHub refused to open a pull request because one is open.
+func alreadyExists(err error) bool {
+	var ge *github.ErrorResponse
+	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusUnprocessableEntity &&
+		strings.Contains(ge.Error(), "already exists")
 }
 
 func hasLabel(pr *github.PullRequest, name string) bool {
