@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
@@ -50,5 +51,9 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	branch := ev.GetCheckRun().GetCheckSuite().GetHeadBranch()
 	commit := reconcile.Commit{Installation: inst, Repo: repo, Branch: branch, SHA: ev.GetCheckRun().GetHeadSHA(),
 		Prefixes: []string{branch + ":", reconcile.WorkloadPrefix(repo, branch)}}
+	if repo == plane && branch == gitsource.MainBranch {
+		_, err := Push{Core: h.Core}.validateEnvs(ctx, envs, commit)
+		return err
+	}
 	return h.reconcileAndReport(ctx, envs, &commit)
 }

@@ -95,6 +95,11 @@ func (h Push) validateMain(ctx context.Context, inst int64, repo reconcile.Repo,
 	if err != nil {
 		return false, err
 	}
+	return h.validateEnvs(ctx, envs, commit)
+}
+
+// validateEnvs renders environments with main at the commit and reports a check run for each.
+func (h Push) validateEnvs(ctx context.Context, envs []reconcile.EnvInfo, commit reconcile.Commit) (bool, error) {
 	commit.Prefixes = []string{gitsource.MainPrefix(commit.SHA)}
 	valid := true
 	for _, e := range envs {
