@@ -58,7 +58,8 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
 	opts = append([]app.Option{
 		app.WithLogger(logger),
-		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core}, handlers.Status{Core: core}),
+		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core},
+			handlers.Status{Core: core}, handlers.Installation{Core: core}),
 		app.WithResync(func(ctx context.Context) error { return resync(ctx, clients, core) }),
 	}, opts...)
 	srv, err := app.New(cfg, opts...)
