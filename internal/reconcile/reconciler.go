@@ -115,19 +115,25 @@ func (r *Reconciler) snapshot(ctx context.Context, env Env, token string) (*sche
 }
 
 func (r *Reconciler) snapshotAt(ctx context.Context, env Env, token string, main plumbing.Hash) (*scheduling.Snapshot, error) {
+	in, errs, err := r.inputs(ctx, env, token, main)
+	if err != nil {
+		return nil, err
+	}
+	snap := scheduling.Load(in) // reads workload repositories, each under its own lock
+	snap.Errors = append(errs, snap.Errors...).Sorted()
+	return snap, nil
+}
+
+// inputs fetches the control plane and reads the environment's sources into memory, holding
+// the control plane's lock only for that (never while other repositories are locked).
+func (r *Reconciler) inputs(ctx context.Context, env Env, token string, main plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
 	unlock := r.cache.Lock(env.ControlPlane.Owner, env.ControlPlane.Name)
 	defer unlock()
 	repo, err := r.cache.Fetch(ctx, env.ControlPlane.Owner, env.ControlPlane.Name, token)
 	if err != nil {
-		return nil, err
+		return scheduling.Inputs{}, nil, err
 	}
-	in, errs, err := gitsource.InputsWithMain(repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, locked: env.ControlPlane}, main)
-	if err != nil {
-		return nil, err
-	}
-	snap := scheduling.Load(in)
-	snap.Errors = append(errs, snap.Errors...).Sorted()
-	return snap, nil
+	return gitsource.InputsWithMain(repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token}, main)
 }
 
 func repoOf(url string) (Repo, error) {

@@ -11,10 +11,9 @@ import (
 
 // cachedWorkloads reads registered workload repositories through the git cache.
 type cachedWorkloads struct {
-	ctx    context.Context
-	cache  *gitcache.Cache
-	token  string
-	locked Repo // the control plane, already locked by the caller
+	ctx   context.Context
+	cache *gitcache.Cache
+	token string
 }
 
 // Workload implements scheduling.WorkloadSource.
@@ -23,10 +22,8 @@ func (w *cachedWorkloads) Workload(spec scheduling.ManifestsSpec) (scheduling.So
 	if err != nil {
 		return scheduling.Source{}, err
 	}
-	if repo != w.locked {
-		unlock := w.cache.Lock(repo.Owner, repo.Name)
-		defer unlock()
-	}
+	unlock := w.cache.Lock(repo.Owner, repo.Name)
+	defer unlock()
 	local, err := w.cache.Fetch(w.ctx, repo.Owner, repo.Name, w.token, spec.Branch)
 	if err != nil {
 		return scheduling.Source{}, err
