@@ -154,3 +154,39 @@ func TestE2EManyErrorsEndInOneCheckRunWithAllAnnotations(t *testing.T) {
 	require.Equal(t, wantLines, lines, "each annotation at its document's bad line")
 	require.Contains(t, runs[0].GetOutput().GetTitle(), fmt.Sprintf("%d errors", n))
 }
+
+// A broken workload definition fails the check run on the workload repository's commit, with
+// an annotation at its file and line; nothing merged is removed from the GitOps branch because of it.
+func TestE2EBrokenWorkloadFailsCheckRunOnItsCommit(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	pr := w.appPR("dev")
+	require.NotNil(t, pr)
+	_, err := w.sim.MergePR(sample.Owner, sample.GitOpsRepo, pr.GetNumber(), "platform-admin")
+	require.NoError(t, err)
+	w.settle()
+	merged := w.tree("dev")
+	require.Contains(t, merged, "large/observability-prometheus/platform-config.yaml")
+
+	broken := strings.Replace(observability("./prometheus-v2"), "      environment: dev\n", "      environment: dev\n      replicas: 3\n", 1)
+	sha := w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/observability.yaml": str(broken)})
+	run := w.check(sample.WorkloadRepo, sha, "dev")
+	require.NotNil(t, run, "a check run on the workload commit")
+	require.Equal(t, "failure", run.GetConclusion())
+	anns, _, err := w.sim.CheckRunDetails(run.GetID())
+	require.NoError(t, err)
+	require.Len(t, anns, 1)
+	require.Equal(t, "workloads/observability.yaml", anns[0].GetPath())
+	require.Equal(t, 12, anns[0].GetStartLine(), "the line of the unknown field")
+	require.Contains(t, anns[0].GetMessage(), `unknown field "replicas"`)
+
+	// A new cluster type is still proposed; the broken workload's assignments are held back.
+	w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/west-us/xl/xl-cluster-type.yaml": str(clusterType("xl", "large"))})
+	got := w.tree("kalypso/dev")
+	require.Contains(t, got, "xl/README.md", "the healthy change is proposed")
+	require.NotContains(t, got, "xl/observability-prometheus/reconciler.yaml", "no assignment from the broken workload")
+	for p, content := range merged {
+		require.Equal(t, content, got[p], "%s is kept while the workload is broken", p)
+	}
+	requireTree(t, w.expected("dev"), got, "kalypso/dev against kalypso render")
+}
