@@ -50,33 +50,56 @@ func TestE2ESingleChangeOnLargeFleetStaysWithinRESTBudget(t *testing.T) {
 	clusterTypes, targets := fleet(w)
 	w.start()
 	w.settle()
-	before := w.tree("kalypso/dev")
-	assignments := 0
-	for p := range before {
-		if strings.HasSuffix(p, "/platform-config.yaml") {
-			assignments++
-		}
-	}
+	assignments := countAssignments(w.tree("kalypso/dev"))
 	require.Equal(t, clusterTypes*targets, assignments, "the fleet is rendered")
 	require.GreaterOrEqual(t, assignments, 1000)
 
-	w.sim.ResetCalls()
-	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Budget"))})
+	changes := []struct {
+		name  string
+		path  string
+		file  string
+		check func(t *testing.T, tree map[string]string)
+	}{{
+		name: "a config every assignment uses", path: "configs/dev-config.yaml", file: devConfig("Budget"),
+		check: func(t *testing.T, tree map[string]string) {
+			n := 0
+			for p, content := range tree {
+				if strings.HasSuffix(p, "/platform-config.yaml") {
+					require.Contains(t, content, "ENVIRONMENT: Budget\n", p)
+					n++
+				}
+			}
+			require.Equal(t, assignments, n, "every assignment got the change")
+		},
+	}, {
+		name: "one more cluster type", path: "cluster-types/west-us/xl/xl-cluster-type.yaml", file: clusterType("xl", "large"),
+		check: func(t *testing.T, tree map[string]string) {
+			require.Equal(t, assignments+targets, countAssignments(tree), "the new cluster type gets every target")
+			require.Contains(t, tree, "xl/fleet-svc-099/platform-config.yaml")
+		},
+	}}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			w.sim.ResetCalls()
+			sha := w.commit(sample.ControlPlane, "dev", map[string]*string{c.path: str(c.file)})
+			calls := w.sim.Calls()
+			require.LessOrEqual(t, w.sim.TotalCalls(), budget, "REST calls: %v (git: %v)", calls, w.sim.GitCalls())
+			t.Logf("REST calls: %d %v; git requests: %v", w.sim.TotalCalls(), calls, w.sim.GitCalls())
+			c.check(t, w.tree("kalypso/dev"))
+			run := w.check(sample.ControlPlane, sha, "dev")
+			require.NotNil(t, run)
+			require.Equal(t, "success", run.GetConclusion())
+			require.Len(t, w.prsOf("kalypso/dev"), 1)
+		})
+	}
+}
 
-	calls := w.sim.Calls()
-	require.LessOrEqual(t, w.sim.TotalCalls(), budget, "REST calls: %v (git: %v)", calls, w.sim.GitCalls())
-	after := w.tree("kalypso/dev")
-	changed := 0
-	for p, content := range after {
+func countAssignments(tree map[string]string) int {
+	n := 0
+	for p := range tree {
 		if strings.HasSuffix(p, "/platform-config.yaml") {
-			require.Contains(t, content, "ENVIRONMENT: Budget\n", p)
-			changed++
+			n++
 		}
 	}
-	require.Equal(t, assignments, changed, "every assignment got the change")
-	run := w.check(sample.ControlPlane, sha, "dev")
-	require.NotNil(t, run)
-	require.Equal(t, "success", run.GetConclusion())
-	require.Len(t, w.prsOf("kalypso/dev"), 1)
-	t.Logf("REST calls: %d %v; git requests: %v", w.sim.TotalCalls(), calls, w.sim.GitCalls())
+	return n
 }

@@ -190,3 +190,41 @@ func TestE2EBrokenWorkloadFailsCheckRunOnItsCommit(t *testing.T) {
 	}
 	requireTree(t, w.expected("dev"), got, "kalypso/dev against kalypso render")
 }
+
+// Check runs and pull requests stay within GitHub's size limits however many errors there
+// are: long output is truncated with a note, never refused.
+func TestE2ECheckRunOutputStaysWithinSizeLimits(t *testing.T) {
+	const n = 150
+	field := strings.Repeat("x", 400)
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "---\n%s  %s: 1\n", clusterType(fmt.Sprintf("broken-%03d", i), "tiny"), field)
+	}
+	w := newWorld(t)
+	w.start()
+	cpSHA := w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/broken.yaml": str(b.String())})
+	cpRun := w.check(sample.ControlPlane, cpSHA, "dev")
+	require.NotNil(t, cpRun)
+	require.Equal(t, "failure", cpRun.GetConclusion())
+	anns, _, err := w.sim.CheckRunDetails(cpRun.GetID())
+	require.NoError(t, err)
+	require.Len(t, anns, n, "every error is an annotation on the commit that caused it")
+
+	// On a workload commit the control plane's errors are not annotations: they go to the
+	// text, which is too long for GitHub and must be truncated.
+	sha := w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/observability.yaml": str(observability("./prometheus-v2"))})
+	run := w.check(sample.WorkloadRepo, sha, "dev")
+	require.NotNil(t, run, "the check run is created despite its size")
+	require.Equal(t, "failure", run.GetConclusion())
+	text := run.GetOutput().GetText()
+	require.LessOrEqual(t, len([]rune(text)), 65535)
+	require.LessOrEqual(t, len([]rune(run.GetOutput().GetSummary())), 65535)
+	require.Contains(t, text, "truncated", "the cut is noted")
+	require.Contains(t, text, "broken-000", "the first errors are shown")
+
+	pr := w.appPR("dev")
+	require.NotNil(t, pr)
+	require.LessOrEqual(t, len([]rune(pr.GetBody())), 65536, "the pull request body fits")
+	require.Contains(t, pr.GetBody(), "truncated")
+	require.Contains(t, w.tree("kalypso/dev")["large/observability-prometheus/reconciler.yaml"], "./prometheus-v2")
+}

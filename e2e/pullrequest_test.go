@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,24 +74,40 @@ func TestE2ESecondPushUpdatesSamePullRequest(t *testing.T) {
 	require.Len(t, w.appPRs(), 2, "one app pull request per environment, no more")
 }
 
-// The same delivery sent twice changes nothing the second time.
+// The same delivery sent twice changes nothing the second time, even when newer pushes came
+// in between: the app computes from the branches' current heads, not from the event.
 func TestE2ERedeliveredPushAddsNoCommit(t *testing.T) {
-	w := newWorld(t)
-	w.start()
-	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Once"))})
-	head, pr := w.head("kalypso/dev"), w.appPR("dev")
-	require.NotNil(t, pr)
-	runs := len(w.checks(sample.ControlPlane, sha, "dev"))
+	cases := []struct {
+		name  string
+		later int // pushes after the one that is sent again
+	}{{"latest push", 0}, {"older push after a newer one", 2}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.start()
+			sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Once"))})
+			want := "Once"
+			for i := range tc.later {
+				want = fmt.Sprintf("Later-%d", i)
+				w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig(want))})
+			}
+			head, pr := w.head("kalypso/dev"), w.appPR("dev")
+			require.NotNil(t, pr)
+			runs := len(w.checks(sample.ControlPlane, sha, "dev"))
 
-	d := w.redeliver(w.pushDelivery(sha).ID)
-	require.Equal(t, 2, d.Attempts, "the delivery was sent twice")
-	require.Equal(t, 200, d.StatusCode, "the app accepts the redelivery")
+			d := w.redeliver(w.pushDelivery(sha).ID)
+			require.Equal(t, 2, d.Attempts, "the delivery was sent twice")
+			require.Equal(t, 200, d.StatusCode, "the app accepts the redelivery")
 
-	require.Greater(t, len(w.checks(sample.ControlPlane, sha, "dev")), runs, "the app processed the redelivery")
-	require.Equal(t, head, w.head("kalypso/dev"), "no extra commit on kalypso/dev")
-	prs := w.prsOf("kalypso/dev")
-	require.Len(t, prs, 1, "no second pull request")
-	require.Equal(t, pr.GetNumber(), prs[0].GetNumber())
+			require.Greater(t, len(w.checks(sample.ControlPlane, sha, "dev")), runs, "the app processed the redelivery")
+			require.Equal(t, head, w.head("kalypso/dev"), "no extra commit on kalypso/dev")
+			require.Contains(t, w.tree("kalypso/dev")["large/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: "+want+"\n",
+				"the pull request keeps the latest state")
+			prs := w.prsOf("kalypso/dev")
+			require.Len(t, prs, 1, "no second pull request")
+			require.Equal(t, pr.GetNumber(), prs[0].GetNumber())
+		})
+	}
 }
 
 // A push that changes nothing in the output leaves kalypso/dev as it is, and still reports.
