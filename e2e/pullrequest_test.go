@@ -50,6 +50,7 @@ func TestE2EEnvironmentPushProposesExpectedFiles(t *testing.T) {
 			run := w.check(sample.ControlPlane, sha, "dev")
 			require.NotNil(t, run, "a check run on the pushed commit")
 			require.Equal(t, "success", run.GetConclusion(), run.GetOutput().GetSummary())
+			require.Contains(t, run.GetOutput().GetSummary(), w.appPR("dev").GetHTMLURL(), "the check run links the pull request")
 		})
 	}
 }
@@ -148,4 +149,32 @@ spec:
 			require.Equal(t, pr.GetNumber(), prs[0].GetNumber(), "the pull request stays")
 		})
 	}
+}
+
+// When the GitOps branch already holds what the control plane says, the app's pull request is
+// closed (not merged) and its branch deleted; it comes back with the next real change.
+func TestE2EPullRequestClosedWhenNothingLeftToPropose(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	pr := w.appPR("dev")
+	require.NotNil(t, pr)
+	_, err := w.sim.MergePR(sample.Owner, sample.GitOpsRepo, pr.GetNumber(), "platform-admin")
+	require.NoError(t, err)
+	w.settle()
+	stage := w.appPR("stage")
+	require.NotNil(t, stage)
+
+	w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Temporary"))})
+	opened := w.appPR("dev")
+	require.NotNil(t, opened, "a real change opens a pull request")
+	require.NotEqual(t, pr.GetNumber(), opened.GetNumber(), "a new one: the merged pull request is done")
+
+	w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Dev"))})
+	require.Nil(t, w.appPR("dev"), "nothing left to propose")
+	closed, err := w.sim.PullRequest(sample.Owner, sample.GitOpsRepo, opened.GetNumber())
+	require.NoError(t, err)
+	require.Equal(t, "closed", closed.GetState())
+	require.False(t, closed.GetMerged(), "closed, not merged")
+	require.Empty(t, w.head("kalypso/dev"), "the app's branch is deleted")
+	require.Equal(t, stage.GetNumber(), w.appPR("stage").GetNumber(), "stage's pull request is not touched")
 }
