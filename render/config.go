@@ -106,7 +106,7 @@ func (e *Engine) configFor(a *scheduling.Assignment) (map[string]any, *schedulin
 // schemaIndex holds the environment's ConfigSchemas, compiled once, and validation results.
 type schemaIndex struct {
 	objects  []*compiledSchema
-	byText   sync.Map // schema text of a deployment target → *compiledSchema
+	byText   sync.Map // name and text of a deployment target's schema → *compiledSchema
 	verdicts sync.Map // config selection + schema set → *scheduling.Error (nil when valid)
 }
 
@@ -137,14 +137,16 @@ func newSchemaIndex(snap *scheduling.Snapshot) *schemaIndex {
 	return idx
 }
 
+// forTarget compiles schema i of a deployment target once per target: targets of one workload
+// share its schemas' text, but each is named, and its problems reported, at its own target.
 func (idx *schemaIndex) forTarget(dt *scheduling.DeploymentTarget, i int, text string) *compiledSchema {
-	if cs, ok := idx.byText.Load(text); ok {
+	name := fmt.Sprintf("%s.configSchemas[%d]", dt.Name, i)
+	if cs, ok := idx.byText.Load(name + "\x00" + text); ok {
 		return cs.(*compiledSchema)
 	}
-	name := fmt.Sprintf("%s.configSchemas[%d]", dt.Name, i)
 	cs := &compiledSchema{name: name, pos: dt.Pos, ref: dt.Ref()}
 	cs.schema, cs.err = CompileSchema(name, text)
-	actual, _ := idx.byText.LoadOrStore(text, cs)
+	actual, _ := idx.byText.LoadOrStore(name+"\x00"+text, cs)
 	return actual.(*compiledSchema)
 }
 
@@ -165,7 +167,7 @@ func (idx *schemaIndex) validate(a *scheduling.Assignment, cfg map[string]any, c
 	}
 	for i, text := range dt.ConfigSchemas {
 		applied = append(applied, idx.forTarget(dt, i, text))
-		fmt.Fprintf(&key, "|t%s", text)
+		fmt.Fprintf(&key, "|t%s[%d]%s", dt.Name, i, text)
 	}
 	if len(applied) == 0 {
 		return nil
