@@ -1,0 +1,136 @@
+package render
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// Stats says how much of an environment Incremental computed again.
+type Stats struct {
+	Full                bool   // the whole environment was rendered, as Environment does
+	Reason              string // why the whole environment was rendered
+	Changes             int    // objects that differ from the previous snapshot
+	AssignmentsRendered int    // assignments rendered
+	AssignmentsRemoved  int    // previous assignments that no longer exist
+}
+
+// Incremental returns what Environment(next) returns, rendering only the assignments that the
+// difference between prev's snapshot and next can change and reusing prev's output for the
+// rest. prev, a result of Environment or Incremental for the same environment, is not
+// modified and shares its unchanged outputs with the new result; without it (nil, a cold
+// start) the whole environment is rendered.
+func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
+	if prev == nil || prev.Snapshot == nil {
+		return full(next, "no previous result", 0)
+	}
+	d := scheduling.Diff(prev.Snapshot, next)
+	switch {
+	case d.Environment:
+		return full(next, "the environment's name changed", d.Count())
+	case d.GitOpsRepo:
+		return full(next, "the GitOpsRepo changed", d.Count())
+	}
+	imp := newImpact(d, prev.Snapshot, next)
+	if imp.all {
+		return full(next, "a changed config or schema applies to every assignment", d.Count())
+	}
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: cloneOrNew(prev.Outputs), Failed: cloneOrNew(prev.Failed)}
+	pathErr := res.setTarget(next)
+	for _, a := range s.Removed {
+		res.forget(a.Key())
+	}
+	dirty := imp.dirty(s, next, prev.had)
+	for _, a := range dirty {
+		res.forget(a.Key())
+	}
+	if len(dirty) > 0 {
+		res.renderAll(NewEngine(next), dirty)
+	}
+	res.Errors = allErrors(next, pathErr, s, res.Failed)
+	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
+}
+
+func full(next *scheduling.Snapshot, reason string, changes int) (*Result, Stats) {
+	res := Environment(next)
+	return res, Stats{Full: true, Reason: reason, Changes: changes, AssignmentsRendered: len(res.Assignments)}
+}
+
+func cloneOrNew[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return maps.Clone(m)
+}
+
+// had reports whether key was an assignment of the result, rendered or failed.
+func (r *Result) had(key string) bool {
+	if _, ok := r.Outputs[key]; ok {
+		return true
+	}
+	_, ok := r.Failed[key]
+	return ok
+}
+
+// forget drops an assignment's output or failure.
+func (r *Result) forget(key string) {
+	delete(r.Outputs, key)
+	delete(r.Failed, key)
+}
+
+// setTarget sets Root and HasTarget from the snapshot's GitOpsRepo, as Environment does, and
+// returns the problem with its path, if any.
+func (r *Result) setTarget(snap *scheduling.Snapshot) *scheduling.Error {
+	if snap.GitOpsRepo == nil {
+		return nil
+	}
+	root, err := scheduling.SubPath(snap.GitOpsRepo.Spec.Path)
+	if err != nil {
+		var es scheduling.Errors
+		es.Add(snap.GitOpsRepo.At("spec.path"), snap.GitOpsRepo.Ref(), "%v", err)
+		return es[0]
+	}
+	r.Root, r.HasTarget = root, true
+	return nil
+}
+
+// allErrors is every problem of a result, as Environment lists them: the snapshot's, the
+// GitOps path's and the failures, grouped as renderAll groups them (grouping does not depend
+// on the order of the assignments, only on which failed).
+func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error) scheduling.Errors {
+	errs := make(scheduling.Errors, 0, len(snap.Errors)+1+len(failed))
+	errs = append(errs, snap.Errors...)
+	if pathErr != nil {
+		errs = append(errs, pathErr)
+	}
+	keys := make([]string, 0, len(failed))
+	for k := range failed {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	list := make([]*scheduling.Assignment, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, assignmentOf(snap, s, k))
+	}
+	return append(errs, groupFailures(list, failed)...).Sorted()
+}
+
+// assignmentOf finds the assignment of a key in a schedule, by binary search.
+func assignmentOf(snap *scheduling.Snapshot, s *scheduling.Rescheduled, key string) *scheduling.Assignment {
+	ctName, target, _ := strings.Cut(key, "/")
+	cts := snap.ClusterTypes
+	ci := sort.Search(len(cts), func(i int) bool { return cts[i].Name >= ctName })
+	if ci == len(cts) || cts[ci].Name != ctName {
+		panic(fmt.Sprintf("render: failed assignment %s is not scheduled", key))
+	}
+	row := s.Assignments[s.Rows[ci]:s.Rows[ci+1]]
+	i, ok := findTarget(row, target)
+	if !ok {
+		panic(fmt.Sprintf("render: failed assignment %s is not scheduled", key))
+	}
+	return row[i]
+}
