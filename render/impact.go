@@ -11,17 +11,19 @@ import (
 // an assignment is rendered again when its cluster type or one of the cluster type's templates
 // changed, when its deployment target changed, or when a changed platform config or schema
 // matches it by labels, before or after the change. Policies decide which assignments exist,
-// never what an assignment renders to.
+// never what an assignment renders to. Positions only appear in the messages of failed
+// assignments, so when objects only moved, the assignments that failed are rendered again.
 type impact struct {
 	clusterTypes map[string]bool     // every assignment of these cluster types
 	targets      []string            // every assignment of these deployment targets, sorted
 	labelSets    []map[string]string // every assignment these labels match (LabelsMatch)
+	failed       bool                // every assignment that failed: an object it may cite moved
 	all          bool                // every assignment
 }
 
 // newImpact reads a delta between two snapshots as sets of assignments to render again.
 func newImpact(d *scheduling.Delta, prev, next *scheduling.Snapshot) *impact {
-	imp := &impact{clusterTypes: maps.Clone(d.Changed[scheduling.KindClusterType])}
+	imp := &impact{clusterTypes: maps.Clone(d.Changed[scheduling.KindClusterType]), failed: len(d.Moved) > 0}
 	if imp.clusterTypes == nil {
 		imp.clusterTypes = map[string]bool{}
 	}
@@ -115,12 +117,19 @@ func ignoredLabel(k string) bool {
 }
 
 // dirty returns the assignments of a schedule to render again: the fresh ones that are new
-// pairs (existed reports whether a key was an assignment before) and those the impact covers.
-func (imp *impact) dirty(s *scheduling.Rescheduled, next *scheduling.Snapshot, existed func(key string) bool) []*scheduling.Assignment {
+// pairs and those the impact covers; prev is the result the schedule was made from.
+func (imp *impact) dirty(s *scheduling.Rescheduled, next *scheduling.Snapshot, prev *Result) []*scheduling.Assignment {
 	mark := make([]bool, len(s.Assignments))
 	for _, i := range s.Fresh {
-		if !existed(s.Assignments[i].Key()) {
+		if !prev.had(s.Assignments[i].Key()) {
 			mark[i] = true
+		}
+	}
+	if imp.failed {
+		for key := range prev.Failed {
+			if i, ok := indexOf(next, s, key); ok {
+				mark[i] = true
+			}
 		}
 	}
 	for ci, ct := range next.ClusterTypes {

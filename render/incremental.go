@@ -44,7 +44,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
 	for _, a := range s.Removed {
 		res.forget(a.Key())
 	}
-	dirty := imp.dirty(s, next, prev.had)
+	dirty := imp.dirty(s, next, prev)
 	for _, a := range dirty {
 		res.forget(a.Key())
 	}
@@ -114,23 +114,23 @@ func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduli
 	sort.Strings(keys)
 	list := make([]*scheduling.Assignment, 0, len(keys))
 	for _, k := range keys {
-		list = append(list, assignmentOf(snap, s, k))
+		i, ok := indexOf(snap, s, k)
+		if !ok {
+			panic(fmt.Sprintf("render: failed assignment %s is not scheduled", k))
+		}
+		list = append(list, s.Assignments[i])
 	}
 	return append(errs, groupFailures(list, failed)...).Sorted()
 }
 
-// assignmentOf finds the assignment of a key in a schedule, by binary search.
-func assignmentOf(snap *scheduling.Snapshot, s *scheduling.Rescheduled, key string) *scheduling.Assignment {
+// indexOf finds the assignment of a key in a schedule, by binary search.
+func indexOf(snap *scheduling.Snapshot, s *scheduling.Rescheduled, key string) (int, bool) {
 	ctName, target, _ := strings.Cut(key, "/")
 	cts := snap.ClusterTypes
 	ci := sort.Search(len(cts), func(i int) bool { return cts[i].Name >= ctName })
 	if ci == len(cts) || cts[ci].Name != ctName {
-		panic(fmt.Sprintf("render: failed assignment %s is not scheduled", key))
+		return 0, false
 	}
-	row := s.Assignments[s.Rows[ci]:s.Rows[ci+1]]
-	i, ok := findTarget(row, target)
-	if !ok {
-		panic(fmt.Sprintf("render: failed assignment %s is not scheduled", key))
-	}
-	return row[i]
+	i, ok := findTarget(s.Assignments[s.Rows[ci]:s.Rows[ci+1]], target)
+	return s.Rows[ci] + i, ok
 }

@@ -114,13 +114,14 @@ func (w *world) files() (env, main, workloads fstest.MapFS) {
 	return env, main, workloads
 }
 
-// inputs loads the world as environment "dev".
+// inputs loads the world as environment "dev"; as in the app, positions in main name the
+// pinned commit, so a new pin moves every object of main.
 func (w *world) inputs() scheduling.Inputs {
 	env, main, workloads := w.files()
 	return scheduling.Inputs{
 		Environment: "dev",
 		Env:         scheduling.Source{FS: env, Name: "dev", Prefix: "dev:", Commit: "env"},
-		Main:        scheduling.Source{FS: main, Name: "main", Prefix: "main:", Commit: fmt.Sprintf("c%039x", w.commit)},
+		Main:        scheduling.Source{FS: main, Name: "main", Prefix: fmt.Sprintf("main@%d:", w.commit), Commit: fmt.Sprintf("c%039x", w.commit)},
 		Workloads:   scheduling.TreeWorkloads(workloads, "workloads:"),
 	}
 }

@@ -1,42 +1,50 @@
 package scheduling
 
 import (
-	"maps"
-	"reflect"
 	"slices"
 	"sort"
 )
 
-// Delta is what differs between two snapshots of one environment, object by object. Objects
-// are compared by kind, name and content, their position included, so a message about an
-// unchanged object is the same in both snapshots. Workloads and registrations reach the
-// schedule and the output only through the deployment targets they make, which are compared
-// instead (a change of either is listed as the targets it changes).
+// Delta is what differs between two snapshots of one environment, object by object, by kind
+// and name. An object whose content is the same but whose position differs (its file, its
+// line, or the lines of its fields) is moved, not changed: positions only appear in messages.
+// Workloads and registrations reach the schedule and the output only through the deployment
+// targets they make, which are compared instead (a change of either is listed as the targets
+// it changes).
 type Delta struct {
 	Environment bool // the environment's name differs
-	GitOpsRepo  bool // the GitOpsRepo was added, removed or changed
-	BaseRepo    bool // the BaseRepo (the pin of main) was added, removed or changed
+	GitOpsRepo  bool // the GitOpsRepo was added or removed, or its content changed
+	BaseRepo    bool // the BaseRepo (the pin of main) was added, removed, changed or moved
 	// Changed lists, by kind, the names of the valid objects added, removed or changed:
 	// cluster types, deployment targets, policies, templates, ConfigMaps and ConfigSchemas.
 	Changed map[string]map[string]bool
-	// Broken lists, by kind, the names whose broken definitions differ in content or order.
+	// Moved lists, by kind, the names of the valid objects only moved.
+	Moved map[string]map[string]bool
+	// Broken lists, by kind, the names whose broken definitions differ in content, position
+	// or order.
 	Broken map[string]map[string]bool
 }
 
 // Has reports whether the valid object of that kind and name was added, removed or changed.
 func (d *Delta) Has(kind, name string) bool { return d.Changed[kind][name] }
 
+// HasMoved reports whether the valid object of that kind and name only moved.
+func (d *Delta) HasMoved(kind, name string) bool { return d.Moved[kind][name] }
+
 // HasBroken reports whether the broken definitions of that kind and name differ.
 func (d *Delta) HasBroken(kind, name string) bool { return d.Broken[kind][name] }
 
-// Count is how many objects differ, broken definitions and singletons included.
+// Same reports whether the valid object of that kind and name is the same in both snapshots,
+// position included.
+func (d *Delta) Same(kind, name string) bool { return !d.Has(kind, name) && !d.HasMoved(kind, name) }
+
+// Count is how many objects differ, moved and broken ones and singletons included.
 func (d *Delta) Count() int {
 	n := 0
-	for _, names := range d.Changed {
-		n += len(names)
-	}
-	for _, names := range d.Broken {
-		n += len(names)
+	for _, list := range []map[string]map[string]bool{d.Changed, d.Moved, d.Broken} {
+		for _, names := range list {
+			n += len(names)
+		}
 	}
 	for _, b := range []bool{d.Environment, d.GitOpsRepo, d.BaseRepo} {
 		if b {
@@ -53,20 +61,26 @@ func Diff(prev, next *Snapshot) *Delta {
 		GitOpsRepo:  !sameOptional(prev.GitOpsRepo, next.GitOpsRepo, sameGitOpsRepo),
 		BaseRepo:    !sameOptional(prev.BaseRepo, next.BaseRepo, sameBaseRepo),
 		Changed:     map[string]map[string]bool{},
+		Moved:       map[string]map[string]bool{},
 	}
-	d.add(KindClusterType, diffNamed(prev.ClusterTypes, next.ClusterTypes, sameClusterType))
-	d.add(KindDeploymentTarget, diffNamed(prev.Targets, next.Targets, sameTarget))
-	d.add(KindSchedulingPolicy, diffNamed(prev.Policies, next.Policies, samePolicy))
-	d.add(KindConfigMap, diffNamed(prev.ConfigMaps, next.ConfigMaps, sameConfigMap))
-	d.add(KindConfigSchema, diffNamed(prev.ConfigSchemas, next.ConfigSchemas, sameConfigSchema))
-	d.add(KindTemplate, diffNamed(templateList(prev), templateList(next), sameTemplate))
+	d.add(KindClusterType)(diffNamed(prev.ClusterTypes, next.ClusterTypes, sameClusterType, sameObjectPlace))
+	d.add(KindDeploymentTarget)(diffNamed(prev.Targets, next.Targets, sameTarget, sameObjectPlace))
+	d.add(KindSchedulingPolicy)(diffNamed(prev.Policies, next.Policies, samePolicy, sameObjectPlace))
+	d.add(KindConfigMap)(diffNamed(prev.ConfigMaps, next.ConfigMaps, sameConfigMap, sameObjectPlace))
+	d.add(KindConfigSchema)(diffNamed(prev.ConfigSchemas, next.ConfigSchemas, sameConfigSchema, sameSchemaPlace))
+	d.add(KindTemplate)(diffNamed(templateList(prev), templateList(next), sameTemplate, sameTemplatePlace))
 	d.Broken = diffBroken(prev.Broken, next.Broken)
 	return d
 }
 
-func (d *Delta) add(kind string, names map[string]bool) {
-	if len(names) > 0 {
-		d.Changed[kind] = names
+func (d *Delta) add(kind string) func(changed, moved map[string]bool) {
+	return func(changed, moved map[string]bool) {
+		if len(changed) > 0 {
+			d.Changed[kind] = changed
+		}
+		if len(moved) > 0 {
+			d.Moved[kind] = moved
+		}
 	}
 }
 
@@ -79,25 +93,29 @@ func templateList(s *Snapshot) []*Template {
 	return out
 }
 
-// diffNamed returns the names present in one list only, or in both with different content.
-// Names are unique in each list.
-func diffNamed[T named](prev, next []T, same func(a, b T) bool) map[string]bool {
+// diffNamed returns the names present in one list only or whose content differs (changed),
+// and those whose content is the same but whose position differs (moved). Names are unique.
+func diffNamed[T named](prev, next []T, same, samePlace func(a, b T) bool) (changed, moved map[string]bool) {
 	old := make(map[string]T, len(prev))
 	for _, x := range prev {
 		old[x.obj().Name] = x
 	}
-	out := map[string]bool{}
+	changed, moved = map[string]bool{}, map[string]bool{}
 	for _, x := range next {
 		name := x.obj().Name
-		if o, ok := old[name]; !ok || !same(o, x) {
-			out[name] = true
+		o, ok := old[name]
+		switch {
+		case !ok || !same(o, x):
+			changed[name] = true
+		case !samePlace(o, x):
+			moved[name] = true
 		}
 		delete(old, name)
 	}
 	for name := range old {
-		out[name] = true
+		changed[name] = true
 	}
-	return out
+	return changed, moved
 }
 
 // diffBroken lists, by kind, the names whose broken objects differ (in number, content or
@@ -159,59 +177,4 @@ func union[V any](a, b map[string]V) map[string]bool {
 		out[k] = true
 	}
 	return out
-}
-
-func sameOptional[T any](a, b *T, same func(a, b *T) bool) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return same(a, b)
-}
-
-// sameObject compares what every object has: kind, name, labels, position and field lines.
-func sameObject(a, b *Object) bool {
-	return a.Kind == b.Kind && a.Name == b.Name && a.Pos == b.Pos && a.Unknown == b.Unknown &&
-		sameStrings(a.Labels, b.Labels) && maps.Equal(a.lines, b.lines)
-}
-
-// sameStrings compares two maps, a nil map differing from an empty one.
-func sameStrings(a, b map[string]string) bool {
-	return (a == nil) == (b == nil) && maps.Equal(a, b)
-}
-
-// sameList compares two lists, a nil list differing from an empty one.
-func sameList[T comparable](a, b []T) bool {
-	return (a == nil) == (b == nil) && slices.Equal(a, b)
-}
-
-func sameGitOpsRepo(a, b *GitOpsRepo) bool {
-	return sameObject(&a.Object, &b.Object) && a.Spec == b.Spec
-}
-
-func sameBaseRepo(a, b *BaseRepo) bool { return sameObject(&a.Object, &b.Object) && a.Spec == b.Spec }
-
-func sameClusterType(a, b *ClusterType) bool {
-	return sameObject(&a.Object, &b.Object) && a.Spec == b.Spec
-}
-
-func sameTarget(a, b *DeploymentTarget) bool {
-	return sameObject(&a.Object, &b.Object) && a.Workload == b.Workload && a.Workspace == b.Workspace &&
-		a.Environment == b.Environment && sameStrings(a.Manifests, b.Manifests) && sameList(a.ConfigSchemas, b.ConfigSchemas)
-}
-
-func samePolicy(a, b *SchedulingPolicy) bool {
-	return sameObject(&a.Object, &b.Object) && reflect.DeepEqual(a.Spec, b.Spec)
-}
-
-func sameConfigMap(a, b *ConfigMap) bool {
-	return sameObject(&a.Object, &b.Object) && sameStrings(a.Data, b.Data)
-}
-
-func sameConfigSchema(a, b *ConfigSchema) bool {
-	return sameObject(&a.Object, &b.Object) && a.Spec == b.Spec
-}
-
-func sameTemplate(a, b *Template) bool {
-	return sameObject(&a.Object, &b.Object) && a.Spec.Type == b.Spec.Type &&
-		a.Spec.ContentType == b.Spec.ContentType && sameList(a.Spec.Manifests, b.Spec.Manifests)
 }

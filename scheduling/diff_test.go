@@ -25,10 +25,14 @@ func TestDiffListsObjectsByKindAndName(t *testing.T) {
 	require.Equal(t, 3, d.Count())
 }
 
-func TestDiffComparesPositions(t *testing.T) {
+func TestDiffTellsMovedFromChanged(t *testing.T) {
 	prev := fixtureSnapshot(t, policy("p", "", "{}", "{}"))
 	next := fixtureSnapshot(t, "# a comment moves the policy down\n"+policy("p", "", "{}", "{}"))
-	require.Equal(t, map[string]map[string]bool{KindSchedulingPolicy: {"p": true}}, Diff(prev, next).Changed)
+	d := Diff(prev, next)
+	require.Empty(t, d.Changed)
+	require.Equal(t, map[string]map[string]bool{KindSchedulingPolicy: {"p": true}}, d.Moved)
+	require.False(t, d.Same(KindSchedulingPolicy, "p"))
+	require.Equal(t, 1, d.Count())
 }
 
 // TestDiffNoticesBrokenObjectsChangingOrder: a document with a syntax error is read before the

@@ -46,7 +46,7 @@ type rescheduler struct {
 	d          *Delta
 	matches    []*policyMatch // the new snapshot's policies, evaluated
 	targetSame []bool         // by index of the new snapshot's targets
-	targets    []string       // names of the targets added, removed or changed, sorted
+	targets    []string       // names of the targets added, removed, changed or moved, sorted
 	policies   []*policyChange
 	selecting  []*policyMatch
 	out        *Rescheduled
@@ -56,9 +56,9 @@ func newRescheduler(prev, next *Snapshot, d *Delta) *rescheduler {
 	r := &rescheduler{next: next, d: d, matches: matchPolicies(next), out: &Rescheduled{}}
 	r.targetSame = make([]bool, len(next.Targets))
 	for i, t := range next.Targets {
-		r.targetSame[i] = !d.Has(KindDeploymentTarget, t.Name)
+		r.targetSame[i] = d.Same(KindDeploymentTarget, t.Name)
 	}
-	r.targets = sortedNames(d.Changed[KindDeploymentTarget])
+	r.targets = mergeNames([][]string{sortedNames(d.Changed[KindDeploymentTarget]), sortedNames(d.Moved[KindDeploymentTarget])})
 	r.policies = policyChanges(prev, next, d)
 	return r
 }
@@ -83,9 +83,10 @@ func (r *rescheduler) row(ci int, c *ClusterType, old []*Assignment) {
 }
 
 // affected returns the targets whose assignment to c may differ from before, sorted, or
-// whole when any of c's assignments may differ.
+// whole when any of c's assignments may differ (c changed or moved, or a changed policy
+// starts or stops selecting it).
 func (r *rescheduler) affected(c *ClusterType) (names []string, whole bool) {
-	if r.d.Has(KindClusterType, c.Name) {
+	if !r.d.Same(KindClusterType, c.Name) {
 		return nil, true
 	}
 	lists := [][]string{r.targets}
@@ -151,7 +152,7 @@ func (r *rescheduler) patchRow(c *ClusterType, old []*Assignment, affected []str
 
 // place appends the assignment of target ti to c, reusing was when nothing about it changed.
 func (r *rescheduler) place(c *ClusterType, was *Assignment, ti int) {
-	if was != nil && !r.d.Has(KindClusterType, c.Name) && r.targetSame[ti] && samePolicies(was.Policies, r.selecting, ti) {
+	if was != nil && r.d.Same(KindClusterType, c.Name) && r.targetSame[ti] && samePolicies(was.Policies, r.selecting, ti) {
 		r.out.Assignments = append(r.out.Assignments, was)
 		return
 	}
