@@ -48,11 +48,12 @@ type Reconciler struct {
 	cache   *gitcache.Cache
 	clients Clients
 	now     func() time.Time
+	results *results // the last result of each environment, to render only what changed
 }
 
 // New returns a reconciler over a git cache and installation clients.
 func New(cache *gitcache.Cache, clients Clients) *Reconciler {
-	return &Reconciler{cache: cache, clients: clients, now: time.Now}
+	return &Reconciler{cache: cache, clients: clients, now: time.Now, results: newResults()}
 }
 
 // Outcome is what reconciling an environment found and did.
@@ -66,6 +67,7 @@ type Outcome struct {
 	PR       *github.PullRequest
 	Promoted bool // the pull request changes the promoted commit
 	Commit   string
+	Render   render.Stats // how much was rendered again
 }
 
 // Environment computes an environment and converges branch kalypso/<env> and its pull request.
@@ -77,9 +79,10 @@ func (r *Reconciler) Environment(ctx context.Context, env Env) (*Outcome, error)
 	out := &Outcome{Env: env}
 	snap, err := r.snapshot(ctx, env, token)
 	if err != nil {
+		r.results.drop(env)
 		return nil, err
 	}
-	out.Result = render.Environment(snap)
+	out.Result, out.Render = r.results.render(env, snap)
 	out.Sources = snap.Sources
 	if !out.Result.HasTarget {
 		return out, nil // nothing may be written; the errors say why
@@ -106,7 +109,7 @@ func (r *Reconciler) Validate(ctx context.Context, env Env, main string) (*Outco
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Env: env, Result: render.Environment(snap), Sources: snap.Sources}, nil
+	return &Outcome{Env: env, Result: r.results.peek(env, snap), Sources: snap.Sources}, nil
 }
 
 // snapshot fetches the control plane and loads the environment.

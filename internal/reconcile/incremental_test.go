@@ -1,0 +1,50 @@
+package reconcile
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/fleet"
+	"github.com/kalypso-gitops/kalypso/render"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
+	c := newResults()
+	dev := Env{Installation: 1, ControlPlane: Repo{"org", "cp"}, Name: "dev"}
+	stage := dev
+	stage.Name = "stage"
+
+	res, stats := c.render(dev, scheduling.Load(f.Inputs()))
+	require.True(t, stats.Full, "cold start")
+	require.Len(t, res.Outputs, 24)
+	_, stats = c.render(stage, scheduling.Load(f.Inputs()))
+	require.True(t, stats.Full, "one entry per environment")
+
+	require.NoError(t, fleet.Replace(f.Workloads, f.WorkloadFile(1), "stack: bench\n", "stack: other\n"))
+	snap := scheduling.Load(f.Inputs())
+	res, stats = c.render(dev, snap)
+	require.False(t, stats.Full)
+	require.Equal(t, 4*2, stats.AssignmentsRendered, "the workload's targets on every cluster type")
+	require.Equal(t, render.Environment(snap).Outputs, res.Outputs)
+	require.Same(t, res, c.entries[dev].result)
+	require.Equal(t, snap.Sources, c.entries[dev].sources)
+
+	c.drop(dev)
+	_, stats = c.render(dev, snap)
+	require.True(t, stats.Full, "a dropped entry means a full render")
+}
+
+func TestPeekKeepsTheEntry(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 2, Workloads: 2, TargetsPerWorkload: 1, Configs: 1, Policies: 1})
+	c := newResults()
+	dev := Env{Name: "dev"}
+	kept, _ := c.render(dev, scheduling.Load(f.Inputs()))
+	delete(f.Env, f.ClusterTypeFile(0))
+	peeked := c.peek(dev, scheduling.Load(f.Inputs()))
+	require.Len(t, peeked.Outputs, 2)
+	require.Same(t, kept, c.entries[dev].result)
+	require.Len(t, kept.Outputs, 4)
+}
