@@ -32,6 +32,21 @@ type benchResult struct {
 	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
 	GOMAXPROCS        int     `json:"gomaxprocs"`
 	Runs              int     `json:"runs"`
+	// Incremental is each change of fleet.BenchEdits rendered from the previous result.
+	Incremental []incrementalResult `json:"incremental"`
+	// CacheHeapBytes is the live heap, after a collection, while the last result and its
+	// snapshot are kept for the next change: what the app keeps per environment.
+	CacheHeapBytes uint64 `json:"cache_heap_bytes"`
+}
+
+// incrementalResult is one change rendered incrementally.
+type incrementalResult struct {
+	Change              string  `json:"change"`
+	Seconds             float64 `json:"seconds"` // render.Incremental, best of --runs; loading not included
+	LoadSeconds         float64 `json:"load_seconds"`
+	AssignmentsRendered int     `json:"assignments_rendered"`
+	AssignmentsRemoved  int     `json:"assignments_removed"`
+	Ratio               float64 `json:"ratio"` // Seconds over the full render's (schedule + render)
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -43,7 +58,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"between arc-flux and argocd, label-matched platform configs, policies that together assign every\n"+
 			"deployment target to every cluster type), then loads, schedules and renders it and applies the result\n"+
 			"to an empty GitOps tree. Prints the time of each step (best of --runs, by full time), the allocations\n"+
-			"of that run, the peak resident memory of the process and GOMAXPROCS.", stderr)
+			"of that run, the peak resident memory of the process and GOMAXPROCS.\n\n"+
+			"Then makes the changes a push would make, one after the other, and renders each from the previous\n"+
+			"result as the app does (render.Incremental): a platform config of one cluster type, one workload,\n"+
+			"a template used by every tenth cluster type, a policy that stops and then again starts selecting a\n"+
+			"workload. Prints for each its time (best of --runs, loading not included), the assignments rendered\n"+
+			"and the ratio to the full render (schedule + render), and the heap kept for the next change.", stderr)
 	fs.IntVar(&spec.ClusterTypes, "cluster-types", spec.ClusterTypes, "number of cluster types")
 	fs.IntVar(&spec.Workloads, "workloads", spec.Workloads, "number of workloads, each registered from its own repository")
 	fs.IntVar(&spec.TargetsPerWorkload, "targets-per-workload", spec.TargetsPerWorkload, "deployment targets of each workload")
@@ -87,22 +107,35 @@ func checkBenchFlags(spec fleet.Spec, runs int) error {
 	return nil
 }
 
-// bench generates the fleet once and keeps the fastest of runs measurements.
+// bench generates the fleet once and keeps the fastest of runs measurements, then measures
+// the incremental changes.
 func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) {
 	f := fleet.New(spec)
+	if _, err := f.AddCanary(10); err != nil {
+		return benchResult{}, err
+	}
 	var best benchResult
+	var last *render.Result
 	for i := range runs {
 		if err := ctx.Err(); err != nil {
 			return best, fmt.Errorf("interrupted: %w", err)
 		}
-		r, err := benchOnce(f)
+		r, res, err := benchOnce(f)
 		if err != nil {
 			return best, err
 		}
 		if i == 0 || r.FullSeconds < best.FullSeconds {
 			best = r
 		}
+		last = res
 	}
+	inc, kept, err := benchIncremental(ctx, f, last, runs, best.ScheduleSeconds+best.RenderSeconds)
+	if err != nil {
+		return best, err
+	}
+	best.Incremental = inc
+	best.CacheHeapBytes = liveHeap()
+	runtime.KeepAlive(kept)
 	best.Configs, best.Policies, best.Runs = spec.Configs, spec.Policies, runs
 	best.PeakRSSBytes = peakRSS()
 	best.GOMAXPROCS = runtime.GOMAXPROCS(0)
@@ -111,7 +144,7 @@ func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) 
 
 // benchOnce loads, schedules, renders and applies the fleet once. The schedule time is
 // measured on its own, after the full run; the render time is the rest of render.Environment.
-func benchOnce(f *fleet.Fleet) (benchResult, error) {
+func benchOnce(f *fleet.Fleet) (benchResult, *render.Result, error) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -124,11 +157,8 @@ func benchOnce(f *fleet.Fleet) (benchResult, error) {
 	applied := time.Now()
 	runtime.ReadMemStats(&after)
 
-	if len(res.Errors) > 0 {
-		return benchResult{}, fmt.Errorf("the synthetic fleet has %d errors, the first: %w", len(res.Errors), res.Errors[0])
-	}
-	if len(res.Outputs) != f.Assignments() {
-		return benchResult{}, fmt.Errorf("%d assignments rendered, want %d", len(res.Outputs), f.Assignments())
+	if err := checkFleetResult(f, res); err != nil {
+		return benchResult{}, nil, err
 	}
 	scheduleStart := time.Now()
 	scheduling.Schedule(snap)
@@ -145,7 +175,58 @@ func benchOnce(f *fleet.Fleet) (benchResult, error) {
 		FullSeconds:       applied.Sub(start).Seconds(),
 		Allocs:            after.Mallocs - before.Mallocs,
 		AllocBytes:        after.TotalAlloc - before.TotalAlloc,
-	}, nil
+	}, res, nil
+}
+
+// checkFleetResult makes sure the synthetic fleet rendered every assignment without errors.
+func checkFleetResult(f *fleet.Fleet, res *render.Result) error {
+	if len(res.Errors) > 0 {
+		return fmt.Errorf("the synthetic fleet has %d errors, the first: %w", len(res.Errors), res.Errors[0])
+	}
+	if len(res.Outputs) != f.Assignments() {
+		return fmt.Errorf("%d assignments rendered, want %d", len(res.Outputs), f.Assignments())
+	}
+	return nil
+}
+
+// benchIncremental makes each change of fleet.BenchEdits that the fleet allows and renders it
+// from the previous result, runs times; it returns the measurements and the last result.
+func benchIncremental(ctx context.Context, f *fleet.Fleet, prev *render.Result, runs int, full float64) ([]incrementalResult, *render.Result, error) {
+	out := []incrementalResult{}
+	for _, edit := range fleet.BenchEdits() {
+		if err := ctx.Err(); err != nil {
+			return out, prev, fmt.Errorf("interrupted: %w", err)
+		}
+		if edit.Apply(f) != nil {
+			continue // this fleet is too small for the change
+		}
+		start := time.Now()
+		snap := scheduling.Load(f.Inputs())
+		r := incrementalResult{Change: edit.Name, LoadSeconds: time.Since(start).Seconds()}
+		var res *render.Result
+		for i := range runs {
+			runtime.GC()
+			start := time.Now()
+			got, stats := render.Incremental(prev, snap)
+			if d := time.Since(start).Seconds(); i == 0 || d < r.Seconds {
+				r.Seconds = d
+			}
+			res, r.AssignmentsRendered, r.AssignmentsRemoved = got, stats.AssignmentsRendered, stats.AssignmentsRemoved
+		}
+		if full > 0 {
+			r.Ratio = r.Seconds / full
+		}
+		out, prev = append(out, r), res
+	}
+	return out, prev, checkFleetResult(f, prev)
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // peakRSS is the process's peak resident set size in bytes (ru_maxrss is in KiB on Linux).
@@ -169,4 +250,12 @@ func printBench(w io.Writer, r benchResult) {
 	fmt.Fprintf(w, "allocations:  %d (%.1f MiB)\n", r.Allocs, float64(r.AllocBytes)/(1<<20))
 	fmt.Fprintf(w, "peak RSS:     %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "GOMAXPROCS:   %d\n", r.GOMAXPROCS)
+	if len(r.Incremental) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "incremental (from the previous result, best of %d; ratio to the full render of %.3fs):\n", r.Runs, r.ScheduleSeconds+r.RenderSeconds)
+	for _, c := range r.Incremental {
+		fmt.Fprintf(w, "  %-40s %8.4fs  %6d rendered  %5d removed  %6.2f%%\n", c.Change, c.Seconds, c.AssignmentsRendered, c.AssignmentsRemoved, 100*c.Ratio)
+	}
+	fmt.Fprintf(w, "kept heap:    %.1f MiB (the last result and its snapshot)\n", float64(r.CacheHeapBytes)/(1<<20))
 }

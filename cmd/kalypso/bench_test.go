@@ -27,6 +27,30 @@ func TestBenchJSONOnATinyFleet(t *testing.T) {
 	require.Positive(t, got["peak_rss_bytes"])
 	require.Positive(t, got["allocs"])
 	require.Positive(t, got["gomaxprocs"])
+	require.Positive(t, got["cache_heap_bytes"])
+
+	inc, ok := got["incremental"].([]any)
+	require.True(t, ok, "incremental is a list")
+	require.Len(t, inc, 5)
+	var changes []string
+	for _, item := range inc {
+		c := item.(map[string]any)
+		for _, field := range []string{"change", "seconds", "assignments_rendered", "ratio"} {
+			require.Contains(t, c, field)
+		}
+		require.Positive(t, c["seconds"])
+		require.Positive(t, c["ratio"])
+		changes = append(changes, c["change"].(string))
+	}
+	require.Equal(t, []string{"platform config of one cluster type", "one workload edit", "template used by 10% of cluster types",
+		"policy stops selecting one workload", "policy selects it again"}, changes)
+	rendered := func(i int) any { return inc[i].(map[string]any)["assignments_rendered"] }
+	require.EqualValues(t, 8, rendered(0), "cluster type 0 × 8 targets")
+	require.EqualValues(t, 6, rendered(1), "3 cluster types × the workload's 2 targets")
+	require.EqualValues(t, 8, rendered(2), "the canary is on cluster type 0")
+	require.EqualValues(t, 0, rendered(3), "assignments are only removed")
+	require.EqualValues(t, 4, inc[3].(map[string]any)["assignments_removed"])
+	require.EqualValues(t, 4, rendered(4))
 }
 
 func TestBenchTextAndBadFlags(t *testing.T) {
@@ -34,6 +58,9 @@ func TestBenchTextAndBadFlags(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "assignments:  2 (")
 	require.Contains(t, stdout, "peak RSS:")
+	require.Contains(t, stdout, "incremental (from the previous result")
+	require.Contains(t, stdout, "one workload edit")
+	require.Contains(t, stdout, "kept heap:")
 
 	code, _, stderr = runCLI(t, "bench", "--runs", "0")
 	require.Equal(t, 2, code)
