@@ -27,6 +27,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
 	if prev == nil || prev.Snapshot == nil {
 		return full(next, "no previous result", 0)
 	}
+	outputs := cloneLater(prev.Outputs) // on another core, while the delta is worked out
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
 	case d.Environment:
@@ -39,7 +40,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
 		return full(next, "a changed config or schema applies to every assignment", d.Count())
 	}
 	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: cloneOrNew(prev.Outputs), Failed: cloneOrNew(prev.Failed)}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed)}
 	pathErr := res.setTarget(next)
 	for _, a := range s.Removed {
 		res.forget(a.Key())
@@ -58,6 +59,13 @@ func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
 func full(next *scheduling.Snapshot, reason string, changes int) (*Result, Stats) {
 	res := Environment(next)
 	return res, Stats{Full: true, Reason: reason, Changes: changes, AssignmentsRendered: len(res.Assignments)}
+}
+
+// cloneLater clones m in a new goroutine; the clone arrives on the channel.
+func cloneLater[V any](m map[string]V) <-chan map[string]V {
+	ch := make(chan map[string]V, 1)
+	go func() { ch <- cloneOrNew(m) }()
+	return ch
 }
 
 func cloneOrNew[V any](m map[string]V) map[string]V {
