@@ -18,10 +18,10 @@ type Rescheduled struct {
 	Removed []*Assignment
 }
 
-// Reschedule computes Schedule(next) from the schedule of an earlier snapshot prev (earlier)
-// and the delta d from prev to next. A cluster type whose row no change can reach is copied
-// as a whole; otherwise only the deployment targets a change reaches are looked at, unless the
-// cluster type itself changed or a changed policy starts or stops selecting it.
+// Reschedule computes Schedule(next) from earlier, the schedule of an earlier snapshot prev,
+// and d = Diff(prev, next). A cluster type whose row no change can reach is copied as a whole;
+// otherwise only the deployment targets a change reaches are looked at, unless the cluster
+// type itself changed or moved, or a changed policy starts or stops selecting it.
 func Reschedule(prev *Snapshot, earlier []*Assignment, next *Snapshot, d *Delta) *Rescheduled {
 	r := newRescheduler(prev, next, d)
 	rows := rowsByClusterType(earlier)
