@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -48,6 +49,7 @@ type Reconciler struct {
 	cache   *gitcache.Cache
 	clients Clients
 	now     func() time.Time
+	envs    sync.Map // environment key → *sync.Mutex: one reconcile of an environment at a time
 	results *results // the last result of each environment, to render only what changed
 }
 
@@ -76,6 +78,11 @@ func (r *Reconciler) Environment(ctx context.Context, env Env) (*Outcome, error)
 	if err != nil {
 		return nil, fmt.Errorf("installation %d token: %w", env.Installation, err)
 	}
+	// Inputs are read and the result pushed under one lock, so that a reconcile that read older
+	// inputs can never push after one that read newer ones.
+	m, _ := r.envs.LoadOrStore(env.ControlPlane.String()+"/"+env.Name, &sync.Mutex{})
+	m.(*sync.Mutex).Lock()
+	defer m.(*sync.Mutex).Unlock()
 	out := &Outcome{Env: env}
 	snap, err := r.snapshot(ctx, env, token)
 	if err != nil {
