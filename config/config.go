@@ -1,8 +1,6 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -24,7 +22,6 @@ const (
 	DefaultHandlerTimeout  = 5 * time.Minute
 	DefaultLogLevel        = "info"
 	DefaultLogFormat       = LogFormatJSON
-	cacheDirName           = "kalypso-cache"
 )
 
 // Log formats accepted by log.format.
@@ -72,7 +69,7 @@ type App struct {
 
 // Cache holds the local git cache settings.
 type Cache struct {
-	Dir string `yaml:"dir"` // cache directory
+	Dir string `yaml:"dir"` // cache directory; "" keeps the cache in memory
 }
 
 // Promotion holds the settings of promotions across environments.
@@ -91,9 +88,9 @@ type Log struct {
 	Format string `yaml:"format"` // json or console
 }
 
-// Default returns the settings used when neither the file nor the environment sets a value;
-// env (os.Getenv when nil) only provides $TMPDIR for cache.dir.
-func Default(env func(string) string) *Config {
+// Default returns the settings used when neither the file nor the environment sets a value.
+// None depends on the environment any more; the parameter keeps the signature of Load's callers.
+func Default(_ func(string) string) *Config {
 	return &Config{
 		Server: Server{Address: DefaultAddress, ShutdownTimeout: Duration(DefaultShutdownTimeout)},
 		GitHub: GitHub{
@@ -102,7 +99,7 @@ func Default(env func(string) string) *Config {
 			Timeout:     Duration(DefaultGitHubTimeout),
 			HTTPCacheMB: DefaultHTTPCacheMB,
 		},
-		Cache:          Cache{Dir: filepath.Join(tempDir(env), cacheDirName)},
+		Cache:          Cache{},
 		Resync:         Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion:      Promotion{PollInterval: Duration(15 * time.Second)},
 		Workers:        DefaultWorkers,
@@ -110,17 +107,6 @@ func Default(env func(string) string) *Config {
 		HandlerTimeout: Duration(DefaultHandlerTimeout),
 		Log:            Log{Level: DefaultLogLevel, Format: DefaultLogFormat},
 	}
-}
-
-// tempDir is $TMPDIR from env (os.Getenv when nil), or /tmp.
-func tempDir(env func(string) string) string {
-	if env == nil {
-		env = os.Getenv
-	}
-	if dir := env("TMPDIR"); dir != "" {
-		return dir
-	}
-	return "/tmp"
 }
 
 // applyDerived normalizes URLs and fills settings whose default depends on other settings.

@@ -50,7 +50,7 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "https://api.github.com/", cfg.GitHub.V3APIURL)
 	assert.Equal(t, "https://github.com", cfg.GitHub.WebURL)
 	assert.Equal(t, "https://api.github.com/graphql", cfg.GitHub.GraphQLURL)
-	assert.Equal(t, "/var/tmp/kalypso-cache", cfg.Cache.Dir)
+	assert.Equal(t, "", cfg.Cache.Dir, "the git cache is in memory by default")
 	assert.Equal(t, 10*time.Minute, cfg.Resync.Interval.Std())
 	assert.Equal(t, 4, cfg.Workers)
 	assert.Equal(t, 100, cfg.QueueSize)

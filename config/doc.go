@@ -31,7 +31,7 @@
 //	github.app.webhookSecret   KALYPSO_GITHUB_APP_WEBHOOK_SECRET    (required)
 //	github.app.privateKey      KALYPSO_GITHUB_APP_PRIVATE_KEY       one of the two key settings
 //	github.app.privateKeyFile  KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE  is required
-//	cache.dir                  KALYPSO_CACHE_DIR                    $TMPDIR/kalypso-cache
+//	cache.dir                  KALYPSO_CACHE_DIR                    "" (in memory)
 //	resync.interval            KALYPSO_RESYNC_INTERVAL              10m (0 disables)
 //	promotion.pollInterval     KALYPSO_PROMOTION_POLL_INTERVAL      15s
 //	workers                    KALYPSO_WORKERS                      4

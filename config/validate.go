@@ -96,7 +96,6 @@ func (c *Config) runtimeProblems() []string {
 	var p []string
 	p = appendIf(p, c.Server.Address == "", "server.address", "must not be empty")
 	p = appendIf(p, c.Server.ShutdownTimeout <= 0, "server.shutdownTimeout", "must be positive")
-	p = appendIf(p, c.Cache.Dir == "", "cache.dir", "must not be empty")
 	p = appendIf(p, c.Promotion.PollInterval <= 0, "promotion.pollInterval", "must be positive")
 	p = appendIf(p, c.Resync.Interval < 0, "resync.interval", "must not be negative (0 disables the periodic resync)")
 	p = appendIf(p, c.Workers < 1, "workers", "must be at least 1")

@@ -13,9 +13,15 @@ import (
 // fleet adds 10 large cluster types to dev and a workload with 100 observability targets, so
 // that dev has 11 × 101 = 1,111 assignments.
 func fleet(w *world) (clusterTypes, targets int) {
+	return fleetOf(w, 10, 100)
+}
+
+// fleetOf adds n large cluster types to dev and a workload with m observability targets, so
+// that dev has (n+1) × (m+1) assignments.
+func fleetOf(w *world, n, m int) (clusterTypes, targets int) {
 	w.t.Helper()
 	var cts strings.Builder
-	for i := range 10 {
+	for i := range n {
 		fmt.Fprintf(&cts, "---\n%s", clusterType(fmt.Sprintf("large-%02d", i), "large"))
 	}
 	var wl strings.Builder
@@ -28,7 +34,7 @@ metadata:
 spec:
   deploymentTargets:
 `)
-	for i := range 100 {
+	for i := range m {
 		fmt.Fprintf(&wl, `    - name: svc-%03d
       environment: dev
       manifests:
@@ -39,7 +45,7 @@ spec:
 	}
 	w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/fleet.yaml": str(cts.String())})
 	w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/fleet.yaml": str(wl.String())})
-	return 11, 101
+	return n + 1, m + 1
 }
 
 // A single-file control-plane change on a fleet of more than 1,000 assignments costs at most

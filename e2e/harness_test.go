@@ -46,7 +46,7 @@ const secret = "e2e-webhook-secret"
 
 // world is a simulated GitHub seeded with the sample, and the app running against it.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	sim    *githubsim.Server
 	seeded *sample.Seeded
 	addr   string
@@ -61,7 +61,7 @@ type world struct {
 }
 
 // newWorld seeds the simulator; the app is not started yet.
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	sim, err := githubsim.New(githubsim.Options{Dir: filepath.Join(t.TempDir(), "github")})
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -106,7 +106,6 @@ func (w *world) start(extraEnv ...string) {
 		fmt.Sprintf("KALYPSO_GITHUB_APP_INTEGRATION_ID=%d", w.sim.AppID()),
 		"KALYPSO_GITHUB_APP_WEBHOOK_SECRET="+secret,
 		"KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE="+keyFile,
-		"KALYPSO_CACHE_DIR="+w.cache,
 		"KALYPSO_RESYNC_INTERVAL=0",
 		"KALYPSO_LOG_FORMAT=json",
 	)
@@ -367,7 +366,7 @@ func (w *world) expected(env string) map[string]string {
 	return readDir(w.t, out)
 }
 
-func writeDir(t *testing.T, dir string, files map[string]string) {
+func writeDir(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for p, content := range files {
@@ -377,7 +376,7 @@ func writeDir(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func readDir(t *testing.T, dir string) map[string]string {
+func readDir(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -89,7 +89,6 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 		"KALYPSO_GITHUB_APP_INTEGRATION_ID":   fmt.Sprint(sim.AppID()),
 		"KALYPSO_GITHUB_APP_WEBHOOK_SECRET":   demoSecret,
 		"KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE": keyFile,
-		"KALYPSO_CACHE_DIR":                   filepath.Join(dir, "cache"),
 		"KALYPSO_RESYNC_INTERVAL":             "0",
 		"KALYPSO_LOG_FORMAT":                  "console",
 	}

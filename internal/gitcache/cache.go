@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // ErrEmpty is returned when a remote repository has no commits yet.
@@ -29,9 +30,11 @@ type Cache struct {
 	dir    string
 	webURL string
 	locks  sync.Map // owner/name → *sync.Mutex
+	memory sync.Map // owner/name → *git.Repository, when dir is ""
 }
 
-// New returns a cache in dir for repositories served below webURL (e.g. https://github.com).
+// New returns a cache in dir for repositories served below webURL (e.g. https://github.com);
+// with dir "" the repositories are kept in memory.
 func New(dir, webURL string) *Cache {
 	return &Cache{dir: dir, webURL: strings.TrimSuffix(webURL, "/")}
 }
@@ -58,6 +61,9 @@ func auth(token string) transport.AuthMethod {
 
 // open returns the cached repository, creating it (bare, with remote origin) if needed.
 func (c *Cache) open(owner, name string) (*git.Repository, error) {
+	if c.dir == "" {
+		return c.openMemory(owner, name)
+	}
 	path := filepath.Join(c.dir, owner, name+".git")
 	repo, err := git.PlainOpen(path)
 	if err == nil {
@@ -188,4 +194,20 @@ func (c *Cache) Delete(ctx context.Context, owner, name, token, branch string, o
 	_ = repo.Storer.RemoveReference(plumbing.NewRemoteReferenceName("origin", branch))
 	_ = repo.Storer.RemoveReference(ref)
 	return nil
+}
+
+// openMemory returns the in-memory repository of owner/name, creating it if needed.
+func (c *Cache) openMemory(owner, name string) (*git.Repository, error) {
+	if repo, ok := c.memory.Load(owner + "/" + name); ok {
+		return repo.(*git.Repository), nil
+	}
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
+	}
+	if _, err := repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{c.URL(owner, name)}}); err != nil {
+		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
+	}
+	actual, _ := c.memory.LoadOrStore(owner+"/"+name, repo)
+	return actual.(*git.Repository), nil
 }

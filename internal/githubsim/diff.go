@@ -27,6 +27,25 @@ type fileDiff struct {
 
 // diffTrees compares two trees (zero = empty) like GitHub's files lists.
 func (rp *repo) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
+	key := [2]plumbing.Hash{a, b}
+	if d, ok := rp.diffs[key]; ok {
+		return d, nil
+	}
+	d, err := rp.computeDiff(a, b)
+	if err == nil {
+		if rp.diffs == nil {
+			rp.diffs = map[[2]plumbing.Hash][]fileDiff{}
+		}
+		rp.diffs[key] = d
+	}
+	return d, err
+}
+
+// renameLimit is how many added and removed files a diff may have for renames to be detected;
+// GitHub also gives up on rename detection for large diffs.
+const renameLimit = 400
+
+func (rp *repo) computeDiff(a, b plumbing.Hash) ([]fileDiff, error) {
 	ta, err := rp.optTree(a)
 	if err != nil {
 		return nil, err
@@ -35,20 +54,56 @@ func (rp *repo) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), ta, tb, object.DefaultDiffTreeOptions)
+	changes, err := object.DiffTreeWithOptions(context.Background(), ta, tb, &object.DiffTreeOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("diff trees: %w", err)
 	}
-	patch, err := changes.Patch()
-	if err != nil {
-		return nil, fmt.Errorf("diff patch: %w", err)
+	if len(changes) <= renameLimit {
+		if changes, err = object.DetectRenames(changes, object.DefaultDiffTreeOptions); err != nil {
+			return nil, fmt.Errorf("detect renames: %w", err)
+		}
 	}
-	var out []fileDiff
-	for _, fp := range patch.FilePatches() {
-		out = append(out, describeFilePatch(fp))
+	out := make([]fileDiff, 0, len(changes))
+	for _, ch := range changes {
+		d, err := rp.fileDiff(ch)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
+}
+
+// fileDiff describes one changed file; the patch of a pair of blobs is computed once.
+func (rp *repo) fileDiff(ch *object.Change) (fileDiff, error) {
+	key := [2]plumbing.Hash{ch.From.TreeEntry.Hash, ch.To.TreeEntry.Hash}
+	d, ok := rp.patches[key]
+	if !ok {
+		patch, err := ch.Patch()
+		if err != nil {
+			return fileDiff{}, fmt.Errorf("diff patch: %w", err)
+		}
+		fps := patch.FilePatches()
+		if len(fps) != 1 {
+			return fileDiff{}, fmt.Errorf("diff patch of %s: %d file patches", ch.To.Name, len(fps))
+		}
+		d = describeFilePatch(fps[0])
+		if rp.patches == nil {
+			rp.patches = map[[2]plumbing.Hash]fileDiff{}
+		}
+		rp.patches[key] = d
+	}
+	d.status, d.path, d.previous = "modified", ch.To.Name, ""
+	switch {
+	case ch.From.Name == "":
+		d.status, d.path = "added", ch.To.Name
+	case ch.To.Name == "":
+		d.status, d.path = "removed", ch.From.Name
+	case ch.From.Name != ch.To.Name:
+		d.status, d.previous = "renamed", ch.From.Name
+	}
+	return d, nil
 }
 
 func (rp *repo) optTree(h plumbing.Hash) (*object.Tree, error) {

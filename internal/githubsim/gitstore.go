@@ -8,10 +8,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // All methods in this file expect rp.mu to be held.
@@ -177,12 +180,26 @@ func (rp *repo) peelCommit(h plumbing.Hash) (*object.Commit, error) {
 
 // reopen drops cached pack indexes after git wrote to the repository.
 func (rp *repo) reopen() error {
-	g, err := git.PlainOpen(rp.dir)
+	g, err := openStore(rp.dir)
 	if err != nil {
 		return fmt.Errorf("reopen %s: %w", rp.dir, err)
 	}
+	if c, ok := rp.git.Storer.(io.Closer); ok {
+		_ = c.Close()
+	}
 	rp.git = g
 	return nil
+}
+
+// openStore opens a bare repository keeping its pack files open, so that reading many objects
+// does not reopen a pack for each one.
+func openStore(dir string) (*git.Repository, error) {
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	g, err := git.Open(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("githubsim: open %s: %w", dir, err)
+	}
+	return g, nil
 }
 
 // reachable returns every commit reachable from the given tips.

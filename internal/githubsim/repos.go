@@ -37,6 +37,8 @@ type repo struct {
 	labels      map[string]*github.Label
 	comments    []*issueComment
 	perms       map[string]string
+	diffs       map[[2]plumbing.Hash][]fileDiff // tree diffs already computed (trees never change)
+	patches     map[[2]plumbing.Hash]fileDiff   // file patches by (from, to) blob, likewise
 }
 
 func (rp *repo) fullName() string { return rp.owner + "/" + rp.name }
@@ -95,7 +97,7 @@ func initBare(dir, defaultBranch string) (*git.Repository, error) {
 	if err := g.SetConfig(cfg); err != nil {
 		return nil, fmt.Errorf("githubsim: write config: %w", err)
 	}
-	return g, nil
+	return openStore(dir)
 }
 
 func repoKey(owner, name string) string {

@@ -46,23 +46,78 @@ func BlobHash(content []byte) plumbing.Hash {
 	return plumbing.ComputeHash(plumbing.BlobObject, content)
 }
 
+// Entry is the new state of a path in an edit: Data to write, or the Hash of an existing blob to
+// reuse; a nil *Entry deletes the path.
+type Entry struct {
+	Data []byte
+	Hash plumbing.Hash
+}
+
 // Edit writes a new tree: base with changes applied (content, or nil to delete). Only the
 // folders on the way to a changed path are rewritten; the rest of the tree is shared.
 func Edit(repo *git.Repository, base plumbing.Hash, changes map[string][]byte) (plumbing.Hash, error) {
-	byDir := map[string]map[string][]byte{}
+	entries := make(map[string]*Entry, len(changes))
 	for p, c := range changes {
+		if c != nil {
+			entries[p] = &Entry{Data: c}
+		} else {
+			entries[p] = nil
+		}
+	}
+	return EditEntries(repo, base, entries)
+}
+
+// EditEntries is Edit with entries that may reuse existing blobs.
+func EditEntries(repo *git.Repository, base plumbing.Hash, changes map[string]*Entry) (plumbing.Hash, error) {
+	byDir := map[string]map[string]*Entry{}
+	for p, e := range changes {
 		dir, name := path.Split(p)
 		dir = strings.TrimSuffix(dir, "/")
 		if byDir[dir] == nil {
-			byDir[dir] = map[string][]byte{}
+			byDir[dir] = map[string]*Entry{}
 		}
-		byDir[dir][name] = c
+		byDir[dir][name] = e
 	}
-	return editDir(repo, base, "", byDir)
+	return (&editor{repo: repo, byDir: byDir, children: childDirs(byDir)}).dir(base, "")
 }
 
-// editDir rewrites the tree of folder dir (hash zero when it does not exist yet).
-func editDir(repo *git.Repository, hash plumbing.Hash, dir string, byDir map[string]map[string][]byte) (plumbing.Hash, error) {
+// editor rewrites the folders that hold changes.
+type editor struct {
+	repo     *git.Repository
+	byDir    map[string]map[string]*Entry
+	children map[string][]string // folder → its sub-folders that hold changes, sorted
+}
+
+// childDirs finds, for every folder on the way to a change, its sub-folders that hold changes.
+func childDirs(byDir map[string]map[string]*Entry) map[string][]string {
+	seen := map[string]map[string]bool{}
+	for d := range byDir {
+		for d != "" {
+			parent, name := path.Split(d)
+			parent = strings.TrimSuffix(parent, "/")
+			if seen[parent] == nil {
+				seen[parent] = map[string]bool{}
+			}
+			if seen[parent][name] {
+				break
+			}
+			seen[parent][name] = true
+			d = parent
+		}
+	}
+	out := make(map[string][]string, len(seen))
+	for d, names := range seen {
+		for n := range names {
+			out[d] = append(out[d], n)
+		}
+		sort.Strings(out[d])
+	}
+	return out
+}
+
+// dir rewrites the tree of folder dir (hash zero when it does not exist yet).
+func (ed *editor) dir(hash plumbing.Hash, dir string) (plumbing.Hash, error) {
+	repo := ed.repo
 	entries := map[string]object.TreeEntry{}
 	if !hash.IsZero() {
 		t, err := object.GetTree(repo.Storer, hash)
@@ -73,23 +128,26 @@ func editDir(repo *git.Repository, hash plumbing.Hash, dir string, byDir map[str
 			entries[e.Name] = e
 		}
 	}
-	for name, content := range byDir[dir] {
-		if content == nil {
+	for name, e := range ed.byDir[dir] {
+		if e == nil {
 			delete(entries, name)
 			continue
 		}
-		h, err := writeBlob(repo.Storer, content)
-		if err != nil {
-			return plumbing.ZeroHash, err
+		h := e.Hash
+		if e.Data != nil {
+			var err error
+			if h, err = writeBlob(repo.Storer, e.Data); err != nil {
+				return plumbing.ZeroHash, err
+			}
 		}
 		entries[name] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
 	}
-	for _, sub := range subdirs(dir, byDir) {
+	for _, sub := range ed.children[dir] {
 		old := plumbing.ZeroHash
 		if e, ok := entries[sub]; ok && e.Mode == filemode.Dir {
 			old = e.Hash
 		}
-		h, err := editDir(repo, old, path.Join(dir, sub), byDir)
+		h, err := ed.dir(old, path.Join(dir, sub))
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -103,30 +161,6 @@ func editDir(repo *git.Repository, hash plumbing.Hash, dir string, byDir map[str
 		return plumbing.ZeroHash, nil // an empty folder disappears
 	}
 	return writeTree(repo.Storer, entries)
-}
-
-// subdirs lists the direct sub-folders of dir that hold changes.
-func subdirs(dir string, byDir map[string]map[string][]byte) []string {
-	seen := map[string]bool{}
-	for d := range byDir {
-		rest, ok := strings.CutPrefix(d, dir)
-		if !ok || d == dir {
-			continue
-		}
-		if dir != "" {
-			if rest, ok = strings.CutPrefix(rest, "/"); !ok {
-				continue
-			}
-		}
-		first, _, _ := strings.Cut(rest, "/")
-		seen[first] = true
-	}
-	out := make([]string, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func writeBlob(s storer.EncodedObjectStorer, content []byte) (plumbing.Hash, error) {

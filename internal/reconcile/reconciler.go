@@ -84,12 +84,17 @@ func (r *Reconciler) Environment(ctx context.Context, env Env) (*Outcome, error)
 	m.(*sync.Mutex).Lock()
 	defer m.(*sync.Mutex).Unlock()
 	out := &Outcome{Env: env}
+	ph := startPhases(ctx)
+	defer ph.log(env.Name)
+	ctx = withPhases(ctx, ph)
 	snap, err := r.snapshot(ctx, env, token)
 	if err != nil {
 		r.results.drop(env)
 		return nil, err
 	}
+	ph.done("load")
 	out.Result, out.Render = r.results.render(env, snap)
+	ph.done("render")
 	out.Sources = snap.Sources
 	if !out.Result.HasTarget {
 		return out, nil // nothing may be written; the errors say why
@@ -158,26 +163,30 @@ func (r *Reconciler) converge(ctx context.Context, token string, out *Outcome) e
 	unlock := r.cache.Lock(gh.Owner, gh.Name)
 	defer unlock()
 	branch := BranchPrefix + out.Env.Name
+	ph := phasesOf(ctx)
 	repo, err := r.cache.Fetch(ctx, gh.Owner, gh.Name, token, out.Base, branch)
 	if err != nil {
 		return err
 	}
+	ph.done("fetch_gitops")
 	base := gitcache.Head(repo, out.Base)
 	if base.IsZero() {
 		return fmt.Errorf("GitOps repository %s has no branch %q", gh, out.Base)
 	}
-	changes, baseTree, err := desiredChanges(repo, base, out)
+	changes, basePaths, baseTree, err := desiredChanges(repo, base, out)
 	if err != nil {
 		return err
 	}
+	ph.done("diff")
 	appHead := gitcache.Head(repo, branch)
 	if len(changes) == 0 {
 		return r.retire(ctx, token, out, appHead)
 	}
-	tree, err := gitops.Edit(repo, baseTree, changes)
+	tree, err := buildTree(repo, base, baseTree, basePaths, appHead, changes)
 	if err != nil {
 		return err
 	}
+	ph.done("tree")
 	commit := appHead
 	if appHead.IsZero() || !gitops.Same(repo, appHead, tree, base) {
 		if commit, err = gitops.Commit(repo, tree, base, commitMessage(out), r.now()); err != nil {
@@ -187,15 +196,18 @@ func (r *Reconciler) converge(ctx context.Context, token string, out *Outcome) e
 			return err
 		}
 	}
+	ph.done("push")
 	out.Commit = commit.String()
-	return r.ensurePR(ctx, out, branch)
+	err = r.ensurePR(ctx, out, branch)
+	ph.done("pull_request")
+	return err
 }
 
 // desiredChanges compares the desired tree with the GitOps branch by blob hash, reading no blob.
-func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map[string][]byte, plumbing.Hash, error) {
+func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map[string][]byte, map[string]plumbing.Hash, plumbing.Hash, error) {
 	paths, baseTree, err := gitops.Paths(repo, base)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, nil, plumbing.ZeroHash, err
 	}
 	prev := make(render.Tree, len(paths))
 	for p := range paths {
@@ -224,7 +236,53 @@ func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map
 	}
 	out.Plan = render.GroupChanges(list, out.Result.Root)
 	_, out.Promoted = changes[promotedPath(out.Result.Root)]
-	return changes, baseTree, nil
+	return changes, paths, baseTree, nil
+}
+
+// buildTree writes the tree of base with changes applied. When the app's branch already is one
+// commit on base, it starts from that commit's tree and writes only what differs from it, so an
+// unchanged proposal of thousands of files costs nothing.
+func buildTree(repo *git.Repository, base, baseTree plumbing.Hash, basePaths map[string]plumbing.Hash, appHead plumbing.Hash, changes map[string][]byte) (plumbing.Hash, error) {
+	head, err := repo.CommitObject(appHead)
+	if appHead.IsZero() || err != nil || len(head.ParentHashes) != 1 || head.ParentHashes[0] != base {
+		return gitops.Edit(repo, baseTree, changes)
+	}
+	headPaths, headTree, err := gitops.Paths(repo, appHead)
+	if err != nil {
+		return gitops.Edit(repo, baseTree, changes)
+	}
+	delta := map[string]*gitops.Entry{}
+	want := func(p string) (*gitops.Entry, plumbing.Hash) {
+		if c, ok := changes[p]; ok {
+			if c == nil {
+				return nil, plumbing.ZeroHash
+			}
+			return &gitops.Entry{Data: c}, gitops.BlobHash(c)
+		}
+		if h, ok := basePaths[p]; ok {
+			return &gitops.Entry{Hash: h}, h
+		}
+		return nil, plumbing.ZeroHash
+	}
+	visit := func(p string) {
+		if _, done := delta[p]; done {
+			return
+		}
+		e, h := want(p)
+		if have := headPaths[p]; have != h {
+			delta[p] = e // nil deletes
+		}
+	}
+	for p := range changes {
+		visit(p)
+	}
+	for p := range headPaths {
+		visit(p)
+	}
+	for p := range basePaths {
+		visit(p)
+	}
+	return gitops.EditEntries(repo, headTree, delta)
 }
 
 func promotedPath(root string) string {
