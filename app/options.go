@@ -38,16 +38,6 @@ func WithResync(resync func(ctx context.Context) error) Option {
 	return func(o *options) { o.resync = resync }
 }
 
-// WithHTTPTransport sets the transport of every GitHub request (default http.DefaultTransport).
-func WithHTTPTransport(rt http.RoundTripper) Option {
-	return func(o *options) { o.transport = rt }
-}
-
-// WithRegistry sets the metrics registry (default: a new one per Server).
-func WithRegistry(reg metrics.Registry) Option {
-	return func(o *options) { o.registry = reg }
-}
-
 // WithVersion sets the version sent in the User-Agent "kalypso/<version>" (default: the build's module version).
 func WithVersion(version string) Option {
 	return func(o *options) { o.version = version }
@@ -59,12 +49,8 @@ func collectOptions(opts []Option) options {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.transport == nil {
-		o.transport = http.DefaultTransport
-	}
-	if o.registry == nil {
-		o.registry = metrics.NewRegistry()
-	}
+	o.transport = http.DefaultTransport
+	o.registry = metrics.NewRegistry()
 	if o.version == "" {
 		o.version = buildVersion()
 	}

@@ -32,6 +32,7 @@ type Engine struct {
 	templates map[string]*compiledTemplate
 	config    *configIndex
 	schemas   *schemaIndex
+	buffers   sync.Pool // *bytes.Buffer, reused across assignments
 }
 
 // compiledTemplate is a Template with each manifest parsed, or the reason it cannot be used.
@@ -187,8 +188,11 @@ func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*comp
 
 // execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
 func (e *Engine) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
+	buf, _ := e.buffers.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer e.buffers.Put(buf)
 	buf.Reset()
 	for i, p := range t.parsed {
 		mark := buf.Len()
@@ -207,8 +211,6 @@ func (e *Engine) execute(t *compiledTemplate, td *templateData, a *scheduling.As
 	}
 	return append([]byte{}, buf.Bytes()...), nil
 }
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // executeNested executes a template, appending to buf, then renders its output again while it
 // contains `{{`, at most MaxNesting times, as the reference does without a bound.

@@ -44,11 +44,6 @@ func WithBackoff(base, maxDelay time.Duration) Option {
 	return func(t *transport) { t.baseDelay, t.maxDelay = base, maxDelay }
 }
 
-// WithSecondaryDelay sets the wait after a secondary rate limit that gives no Retry-After.
-func WithSecondaryDelay(d time.Duration) Option {
-	return func(t *transport) { t.secondaryDelay = d }
-}
-
 // WithClock sets the clock used to turn X-RateLimit-Reset into a wait.
 func WithClock(now func() time.Time) Option {
 	return func(t *transport) { t.now = now }

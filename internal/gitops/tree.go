@@ -2,7 +2,6 @@
 package gitops
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -46,8 +45,8 @@ func BlobHash(content []byte) plumbing.Hash {
 	return plumbing.ComputeHash(plumbing.BlobObject, content)
 }
 
-// Entry is the new state of a path in an edit: Data to write, or the Hash of an existing blob to
-// reuse; a nil *Entry deletes the path.
+// Entry is the new state of a path in an edit: Data to write (Hash, if set, is its blob hash), or
+// only the Hash of an existing blob to reuse; a nil *Entry deletes the path.
 type Entry struct {
 	Data []byte
 	Hash plumbing.Hash
@@ -244,5 +243,5 @@ func ReadFile(repo *git.Repository, commit plumbing.Hash, name string) []byte {
 	if err != nil {
 		return nil
 	}
-	return bytes.Clone([]byte(s))
+	return []byte(s)
 }

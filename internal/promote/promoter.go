@@ -50,9 +50,6 @@ type Option func(*Promoter)
 // WithPollInterval sets how often cluster statuses are polled (default 15s).
 func WithPollInterval(d time.Duration) Option { return func(p *Promoter) { p.poll = d } }
 
-// WithClock sets the clock (tests).
-func WithClock(now func() time.Time) Option { return func(p *Promoter) { p.now = now } }
-
 // New returns a Promoter; background waits stop when ctx is cancelled.
 func New(ctx context.Context, cache *gitcache.Cache, clients reconcile.Clients, index *reconcile.Index, opts ...Option) *Promoter {
 	p := &Promoter{cache: cache, clients: clients, index: index, now: time.Now, poll: 15 * time.Second, base: ctx}

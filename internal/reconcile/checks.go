@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
-
-	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // GitHub's limits on check runs.
@@ -142,15 +140,4 @@ func ownPath(c Commit, file string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// ErrorsIn counts the errors located in a commit's files.
-func ErrorsIn(c Commit, errs scheduling.Errors) int {
-	n := 0
-	for _, e := range errs {
-		if _, ok := ownPath(c, e.Pos.File); ok {
-			n++
-		}
-	}
-	return n
 }

@@ -203,8 +203,9 @@ func (r *Reconciler) converge(ctx context.Context, token string, out *Outcome) e
 	return err
 }
 
-// desiredChanges compares the desired tree with the GitOps branch by blob hash, reading no blob.
-func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map[string][]byte, map[string]plumbing.Hash, plumbing.Hash, error) {
+// desiredChanges compares the desired tree with the GitOps branch by blob hash, reading no blob;
+// each changed path maps to its new content and hash, or to nil when it is removed.
+func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map[string]*gitops.Entry, map[string]plumbing.Hash, plumbing.Hash, error) {
 	paths, baseTree, err := gitops.Paths(repo, base)
 	if err != nil {
 		return nil, nil, plumbing.ZeroHash, err
@@ -214,19 +215,23 @@ func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map
 		prev[p] = nil // kept files come back as nil: unchanged
 	}
 	next := out.Result.Apply(prev)
-	changes := map[string][]byte{}
+	changes := map[string]*gitops.Entry{}
 	var list []render.Change
 	for p, content := range next {
+		if content == nil {
+			continue
+		}
+		h := gitops.BlobHash(content)
 		old, existed := paths[p]
 		switch {
-		case content == nil, existed && old == gitops.BlobHash(content):
+		case existed && old == h:
 			continue
 		case existed:
 			list = append(list, render.Change{Path: p, Kind: render.Changed})
 		default:
 			list = append(list, render.Change{Path: p, Kind: render.Added})
 		}
-		changes[p] = content
+		changes[p] = &gitops.Entry{Data: content, Hash: h}
 	}
 	for p := range paths {
 		if _, ok := next[p]; !ok {
@@ -242,34 +247,37 @@ func desiredChanges(repo *git.Repository, base plumbing.Hash, out *Outcome) (map
 // buildTree writes the tree of base with changes applied. When the app's branch already is one
 // commit on base, it starts from that commit's tree and writes only what differs from it, so an
 // unchanged proposal of thousands of files costs nothing.
-func buildTree(repo *git.Repository, base, baseTree plumbing.Hash, basePaths map[string]plumbing.Hash, appHead plumbing.Hash, changes map[string][]byte) (plumbing.Hash, error) {
+func buildTree(repo *git.Repository, base, baseTree plumbing.Hash, basePaths map[string]plumbing.Hash, appHead plumbing.Hash, changes map[string]*gitops.Entry) (plumbing.Hash, error) {
 	head, err := repo.CommitObject(appHead)
 	if appHead.IsZero() || err != nil || len(head.ParentHashes) != 1 || head.ParentHashes[0] != base {
-		return gitops.Edit(repo, baseTree, changes)
+		return gitops.EditEntries(repo, baseTree, changes)
 	}
 	headPaths, headTree, err := gitops.Paths(repo, appHead)
 	if err != nil {
-		return gitops.Edit(repo, baseTree, changes)
+		return gitops.EditEntries(repo, baseTree, changes)
 	}
-	delta := map[string]*gitops.Entry{}
-	want := func(p string) (*gitops.Entry, plumbing.Hash) {
-		if c, ok := changes[p]; ok {
-			if c == nil {
-				return nil, plumbing.ZeroHash
-			}
-			return &gitops.Entry{Data: c}, gitops.BlobHash(c)
+	// want is the desired entry of a path: its change, else the base's file, else nothing.
+	want := func(p string) *gitops.Entry {
+		if e, ok := changes[p]; ok {
+			return e
 		}
 		if h, ok := basePaths[p]; ok {
-			return &gitops.Entry{Hash: h}, h
+			return &gitops.Entry{Hash: h}
 		}
-		return nil, plumbing.ZeroHash
+		return nil
 	}
+	delta := map[string]*gitops.Entry{}
+	seen := make(map[string]bool, len(headPaths))
 	visit := func(p string) {
-		if _, done := delta[p]; done {
+		if seen[p] {
 			return
 		}
-		e, h := want(p)
-		if have := headPaths[p]; have != h {
+		seen[p] = true
+		e, h := want(p), plumbing.ZeroHash
+		if e != nil {
+			h = e.Hash
+		}
+		if headPaths[p] != h {
 			delta[p] = e // nil deletes
 		}
 	}
