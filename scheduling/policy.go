@@ -47,7 +47,7 @@ var (
 	manifestKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,62}$`)
 	// safeValue is what any manifests value may contain: no whitespace, quotes, backslashes,
 	// braces, brackets, comment or flow characters that could change YAML or template structure.
-	safeValue   = regexp.MustCompile(`^[A-Za-z0-9._/:@+=~-]*$`)
+	safeValue   = regexp.MustCompile(`^([A-Za-z0-9._/][A-Za-z0-9._/:@+=~-]*)?$`)
 	repoPart    = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 	pathValue   = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
 	branchValue = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
@@ -75,8 +75,8 @@ func manifestValue(k, v string, pol Policy) error {
 		return fmt.Errorf("invalid key %q: use letters, digits and _ only", k)
 	case len(v) > maxManifestValue:
 		return fmt.Errorf("value is %d characters long, at most %d are allowed", len(v), maxManifestValue)
-	case !safeValue.MatchString(v):
-		return fmt.Errorf("invalid value %q: only letters, digits and . _ / : @ + = ~ - are allowed", v)
+	case !safeValue.MatchString(v) || strings.HasSuffix(v, ":"):
+		return fmt.Errorf("invalid value %q: only letters, digits and . _ / : @ + = ~ - are allowed, starting with a letter, digit, . _ or / and not ending with :", v)
 	}
 	switch k {
 	case "repo":

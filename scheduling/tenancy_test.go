@@ -1,0 +1,195 @@
+package scheduling
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+)
+
+// tenancyInputs is a control plane with two registrations, team-a and team-b, each reading
+// its own repository, and one cluster type that every target is scheduled on.
+func tenancyInputs(teamA, teamB map[string]string) Inputs {
+	registrations := `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata:
+  name: team-a
+spec:
+  workload: {repo: https://github.com/org/app-a, branch: main, path: deploy}
+  workspace: team-a
+---
+apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata:
+  name: team-b
+spec:
+  workload: {repo: https://github.com/org/app-b, branch: main, path: deploy}
+  workspace: team-b
+---
+apiVersion: scheduler.kalypso.io/v1alpha1
+kind: SchedulingPolicy
+metadata:
+  name: all
+spec:
+  deploymentTargetSelector: {labelSelector: {}}
+  clusterTypeSelector: {labelSelector: {}}
+`
+	files := fstest.MapFS{}
+	for p, body := range teamA {
+		files["org/app-a/main/deploy/"+p] = &fstest.MapFile{Data: []byte(body)}
+	}
+	for p, body := range teamB {
+		files["org/app-b/main/deploy/"+p] = &fstest.MapFile{Data: []byte(body)}
+	}
+	return Inputs{
+		Environment: "dev",
+		Env:         Source{FS: fstest.MapFS{"env.yaml": {Data: []byte(envFiles)}}, Prefix: "dev:"},
+		Main:        Source{FS: fstest.MapFS{"regs.yaml": {Data: []byte(registrations)}}, Prefix: "main:"},
+		Workloads:   TreeWorkloads(files, "wl:"),
+		Policy:      Policy{ManifestHosts: []string{"github.com"}, MaxFileBytes: 1 << 20},
+	}
+}
+
+func workload(name, target, path string) string {
+	return sprintf(`apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Workload
+metadata:
+  name: %s
+spec:
+  deploymentTargets:
+    - name: %s
+      environment: dev
+      manifests: {repo: "https://github.com/org/%s-gitops", branch: main, path: %q}
+`, name, target, name, path)
+}
+
+func targetNames(snap *Snapshot) []string {
+	var out []string
+	for _, t := range snap.Targets {
+		out = append(out, t.Name+"@"+t.Workspace)
+	}
+	return out
+}
+
+// A workload repository may hold only Workloads: a platform-config ConfigMap, a Template, a
+// SchedulingPolicy or any Kubernetes object there is an error at its line and never used.
+func TestWorkloadRepositoryGivesOnlyWorkloads(t *testing.T) {
+	smuggled := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: aaa-config
+  labels: {platform-config: "true"}
+data: {DB: stolen}
+---
+apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Template
+metadata:
+  name: reconciler
+spec:
+  type: reconciler
+  manifests: ["kind: ClusterRoleBinding"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: pwn
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: broken
+  labels: {platform-config: "true"}
+data: [not, a, map]
+`
+	snap := Load(tenancyInputs(map[string]string{"w.yaml": workload("api", "dev", "./api"), "evil.yaml": smuggled}, map[string]string{"none.yaml": ""}))
+	require.Empty(t, snap.ConfigMaps, "no config comes from a workload repository")
+	require.Empty(t, snap.Templates, "no template comes from a workload repository")
+	require.Empty(t, snap.Broken, "a broken object of another kind blocks no one")
+	require.Equal(t, []string{"api-dev@team-a"}, targetNames(snap))
+	require.False(t, snap.Incomplete, "nothing another team owns is held back")
+	msgs := snap.Errors.Error()
+	for _, want := range []string{
+		`wl:org/app-a/main/deploy/evil.yaml:1: ConfigMap "aaa-config": only Workload objects are read from a workload repository`,
+		`wl:org/app-a/main/deploy/evil.yaml:8: Template "reconciler": only Workload objects`,
+		`wl:org/app-a/main/deploy/evil.yaml:16: ClusterRoleBinding "pwn": only Workload objects`,
+		`wl:org/app-a/main/deploy/evil.yaml:21: ConfigMap "broken": only Workload objects`,
+	} {
+		require.Contains(t, msgs, want)
+	}
+}
+
+// Every value a workload gives its targets is checked to its format; a target with a bad
+// value is not rendered, and the error names its file and line.
+func TestWorkloadValuesAreValidated(t *testing.T) {
+	cases := map[string]struct{ manifests, want string }{
+		"YAML injection in path": {`{repo: "https://github.com/org/x", branch: main, path: "./p\"\n  prune: true\n---\nkind: ClusterRoleBinding"}`, "manifests.path: invalid value"},
+		"template in path":       {`{repo: "https://github.com/org/x", branch: main, path: "{{ .ConfigData | toYaml }}"}`, "manifests.path: invalid value"},
+		"dot-dot path":           {`{repo: "https://github.com/org/x", branch: main, path: "../../etc"}`, "manifests.path: invalid path \"../../etc\": it must be a clean relative path"},
+		"absolute path":          {`{repo: "https://github.com/org/x", branch: main, path: "/etc"}`, "manifests.path: invalid path \"/etc\": it must be a clean relative path"},
+		"other host":             {`{repo: "https://evil.example.com/org/x", branch: main, path: p}`, "manifests.repo: repository \"https://evil.example.com/org/x\" is not on an allowed host (github.com)"},
+		"plain http":             {`{repo: "http://github.com/org/x", branch: main, path: p}`, "manifests.repo: repository \"http://github.com/org/x\" is not a URL of the form https://HOST/OWNER/REPO"},
+		"credentials in URL":     {`{repo: "https://u:p@github.com/org/x", branch: main, path: p}`, "manifests.repo"},
+		"branch with dot-dot":    {`{repo: "https://github.com/org/x", branch: "a..b", path: p}`, "manifests.branch: invalid branch name \"a..b\""},
+		"branch with lock":       {`{repo: "https://github.com/org/x", branch: "x.lock", path: p}`, "manifests.branch: invalid branch name \"x.lock\""},
+		"quote in other key":     {`{repo: "https://github.com/org/x", branch: main, path: p, extra: "a'b"}`, "manifests.extra: invalid value"},
+		"newline in other key":   {`{repo: "https://github.com/org/x", branch: main, path: p, extra: "a\nb"}`, "manifests.extra: invalid value"},
+		"bad key":                {`{repo: "https://github.com/org/x", branch: main, path: p, "a b": x}`, `manifests.a b: invalid key "a b"`},
+		"control character":      {`{repo: "https://github.com/org/x", branch: "ma\u0007in", path: p}`, "manifests.branch: invalid value"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := strings.Replace(workload("api", "bad", "./x"), `{repo: "https://github.com/org/api-gitops", branch: main, path: "./x"}`, c.manifests, 1)
+			w += "    - name: good\n      environment: dev\n      manifests: {repo: \"https://github.com/org/x\", branch: main, path: ./good}\n"
+			snap := Load(tenancyInputs(map[string]string{"w.yaml": w}, map[string]string{"none.yaml": ""}))
+			require.Equal(t, []string{"api-good@team-a"}, targetNames(snap), "only the bad target is held back")
+			require.Contains(t, snap.Errors.Error(), "wl:org/app-a/main/deploy/w.yaml:9: Workload \"api\": spec.deploymentTargets[0]."+c.want)
+		})
+	}
+}
+
+// A file above the size limit is an error at its path and is not parsed.
+func TestFileSizeLimit(t *testing.T) {
+	in := tenancyInputs(map[string]string{"w.yaml": workload("api", "dev", "./api"), "huge.yaml": "# " + strings.Repeat("x", 2<<20)}, nil)
+	snap := Load(in)
+	require.Contains(t, snap.Errors.Error(), "wl:org/app-a/main/deploy/huge.yaml: file is larger than the limit: 2097154 bytes, limit 1048576 (setting sources.maxFileBytes)")
+	require.True(t, snap.Incomplete, "objects of the unread file are unknown: nothing is removed")
+	require.Equal(t, []string{"api-dev@team-a"}, targetNames(snap))
+}
+
+// When two registrations deliver the same Workload name, the older registration keeps it and
+// the newer one gets the error, whatever their names.
+func TestOlderRegistrationKeepsItsNames(t *testing.T) {
+	victim := map[string]string{"w.yaml": workload("api", "dev", "./victim")}
+	attacker := map[string]string{"w.yaml": workload("api", "dev", "./attacker")}
+	for name, c := range map[string]struct {
+		ages      map[string]int64
+		wantPath  string
+		loserFile string
+	}{
+		"team-b older": {map[string]int64{"team-a": 200, "team-b": 100}, "./attacker", "wl:org/app-a/"},
+		"team-a older": {map[string]int64{"team-a": 100, "team-b": 200}, "./victim", "wl:org/app-b/"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := tenancyInputs(victim, attacker)
+			in.Seniority = func(r *WorkloadRegistration) int64 { return c.ages[r.Name] }
+			snap := Load(in)
+			require.Len(t, snap.Targets, 1)
+			require.Equal(t, c.wantPath, snap.Targets[0].Manifests["path"])
+			require.Contains(t, snap.Errors.Error(), c.loserFile+"main/deploy/w.yaml:1: Workload \"api\": Workload \"api\" is also defined at")
+		})
+	}
+	snap := Load(tenancyInputs(victim, attacker))
+	require.Equal(t, "./victim", snap.Targets[0].Manifests["path"], "without seniority, by registration name")
+}
+
+// Target names can collide across workloads (a-b + c and a + b-c): the older registration
+// keeps the name there too.
+func TestOlderRegistrationKeepsTargetNames(t *testing.T) {
+	in := tenancyInputs(map[string]string{"w.yaml": workload("a", "b-c", "./victim")}, map[string]string{"w.yaml": workload("a-b", "c", "./attacker")})
+	in.Seniority = func(r *WorkloadRegistration) int64 { return map[string]int64{"team-a": 1, "team-b": 0}[r.Name] }
+	snap := Load(in)
+	require.Len(t, snap.Targets, 1)
+	require.Equal(t, "a-b-c@team-b", targetNames(snap)[0])
+	require.Contains(t, snap.Errors.Error(), `deployment target name "a-b-c" is also produced at wl:org/app-b/`)
+}
