@@ -1,0 +1,91 @@
+package gitsource
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/gitops"
+)
+
+func commitFiles(t *testing.T, repo *git.Repository, parent plumbing.Hash, files map[string]string, when time.Time) plumbing.Hash {
+	t.Helper()
+	base := plumbing.ZeroHash
+	if !parent.IsZero() {
+		c, err := repo.CommitObject(parent)
+		require.NoError(t, err)
+		base = c.TreeHash
+	}
+	edits := map[string][]byte{}
+	for p, body := range files {
+		edits[p] = []byte(body)
+		if body == "" {
+			edits[p] = nil
+		}
+	}
+	tree, err := gitops.Edit(repo, base, edits)
+	require.NoError(t, err)
+	h, err := gitops.Commit(repo, tree, parent, "change\n", when)
+	require.NoError(t, err)
+	return h
+}
+
+// TreeFS reads only the folder it is asked for, and leaves files above the limit unread:
+// they are listed with their real size and fail to open with ErrTooLarge.
+func TestTreeFSReadsOnlyWhatIsNeeded(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	require.NoError(t, err)
+	head := commitFiles(t, repo, plumbing.ZeroHash, map[string]string{
+		"deploy/w.yaml":       "kind: Workload\n",
+		"deploy/sub/big.yaml": strings.Repeat("x", 5000),
+		"other/secret.yaml":   "kind: ConfigMap\n",
+		".sourceignore":       "tmp/\n",
+		"deploy/readme.md":    "not yaml",
+	}, time.Unix(0, 0))
+	fsys, err := TreeFS(repo, head, Under("deploy"), MaxFileBytes(1000))
+	require.NoError(t, err)
+	data, err := fs.ReadFile(fsys, "deploy/w.yaml")
+	require.NoError(t, err)
+	require.Equal(t, "kind: Workload\n", string(data))
+	_, err = fs.Stat(fsys, "other/secret.yaml")
+	require.ErrorIs(t, err, fs.ErrNotExist, "files outside the folder are not read")
+	_, err = fs.Stat(fsys, ".sourceignore")
+	require.NoError(t, err, ".sourceignore at the root is kept")
+
+	info, err := fs.Stat(fsys, "deploy/sub/big.yaml")
+	require.NoError(t, err)
+	require.Equal(t, int64(5000), info.Size(), "a large file reports its real size")
+	_, err = fs.ReadFile(fsys, "deploy/sub/big.yaml")
+	require.True(t, errors.Is(err, ErrTooLarge), "%v", err)
+	_, err = fsys.Open("deploy/sub/big.yaml")
+	require.ErrorIs(t, err, ErrTooLarge)
+
+	sub, err := Sub(fsys, "deploy")
+	require.NoError(t, err)
+	_, err = fs.ReadFile(sub, "sub/big.yaml")
+	require.ErrorIs(t, err, ErrTooLarge, "a sub-tree keeps refusing it")
+	info, err = fs.Stat(sub, "sub/big.yaml")
+	require.NoError(t, err)
+	require.Equal(t, int64(5000), info.Size())
+}
+
+// FirstSeen is the time of the oldest commit since which a file has existed without interruption.
+func TestFirstSeen(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	require.NoError(t, err)
+	c1 := commitFiles(t, repo, plumbing.ZeroHash, map[string]string{"regs/a.yaml": "a"}, time.Unix(100, 0))
+	c2 := commitFiles(t, repo, c1, map[string]string{"regs/b.yaml": "b"}, time.Unix(200, 0))
+	c3 := commitFiles(t, repo, c2, map[string]string{"regs/a.yaml": ""}, time.Unix(300, 0))
+	c4 := commitFiles(t, repo, c3, map[string]string{"regs/a.yaml": "a again"}, time.Unix(400, 0))
+	require.Equal(t, int64(100), FirstSeen(repo, c2, "regs/a.yaml"))
+	require.Equal(t, int64(200), FirstSeen(repo, c4, "regs/b.yaml"))
+	require.Equal(t, int64(400), FirstSeen(repo, c4, "regs/a.yaml"), "re-added: counted from its return")
+	require.Equal(t, int64(1<<63-1), FirstSeen(repo, c3, "regs/a.yaml"), "absent")
+}
