@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"path"
 	"strings"
 	"testing/fstest"
@@ -111,15 +110,15 @@ func Sub(fsys fs.FS, dir string) (fs.FS, error) {
 	return fs.Sub(fsys, dir)
 }
 
-// maxHistory bounds how far back FirstSeen walks.
+// maxHistory bounds how far back Age walks.
 const maxHistory = 10000
 
-// FirstSeen returns the commit time of the oldest commit, on the first-parent chain from
-// commit, from which on file has existed without interruption: how long the file has been
-// there. It walks at most 10,000 commits; math.MaxInt64 means the file is not at commit.
-func FirstSeen(repo *git.Repository, commit plumbing.Hash, file string) int64 {
-	oldest := int64(math.MaxInt64)
-	for i := 0; i < maxHistory && !commit.IsZero(); i++ {
+// Age returns for how many commits of the first-parent chain ending at commit file has existed
+// without interruption (0 when it is not at commit): a clock-free measure of how long it has
+// been there. It walks at most 10,000 commits.
+func Age(repo *git.Repository, commit plumbing.Hash, file string) int {
+	age := 0
+	for ; age < maxHistory && !commit.IsZero(); age++ {
 		c, err := repo.CommitObject(commit)
 		if err != nil {
 			break
@@ -131,11 +130,10 @@ func FirstSeen(repo *git.Repository, commit plumbing.Hash, file string) int64 {
 		if _, err := tree.FindEntry(file); err != nil {
 			break
 		}
-		oldest = c.Committer.When.Unix()
 		commit = plumbing.ZeroHash
 		if len(c.ParentHashes) > 0 {
 			commit = c.ParentHashes[0]
 		}
 	}
-	return oldest
+	return age
 }

@@ -76,16 +76,16 @@ func TestTreeFSReadsOnlyWhatIsNeeded(t *testing.T) {
 	require.Equal(t, int64(5000), info.Size())
 }
 
-// FirstSeen is the time of the oldest commit since which a file has existed without interruption.
-func TestFirstSeen(t *testing.T) {
+// Age counts the commits since which a file has existed without interruption.
+func TestAge(t *testing.T) {
 	repo, err := git.Init(memory.NewStorage(), nil)
 	require.NoError(t, err)
 	c1 := commitFiles(t, repo, plumbing.ZeroHash, map[string]string{"regs/a.yaml": "a"}, time.Unix(100, 0))
-	c2 := commitFiles(t, repo, c1, map[string]string{"regs/b.yaml": "b"}, time.Unix(200, 0))
-	c3 := commitFiles(t, repo, c2, map[string]string{"regs/a.yaml": ""}, time.Unix(300, 0))
-	c4 := commitFiles(t, repo, c3, map[string]string{"regs/a.yaml": "a again"}, time.Unix(400, 0))
-	require.Equal(t, int64(100), FirstSeen(repo, c2, "regs/a.yaml"))
-	require.Equal(t, int64(200), FirstSeen(repo, c4, "regs/b.yaml"))
-	require.Equal(t, int64(400), FirstSeen(repo, c4, "regs/a.yaml"), "re-added: counted from its return")
-	require.Equal(t, int64(1<<63-1), FirstSeen(repo, c3, "regs/a.yaml"), "absent")
+	c2 := commitFiles(t, repo, c1, map[string]string{"regs/b.yaml": "b"}, time.Unix(100, 0))
+	c3 := commitFiles(t, repo, c2, map[string]string{"regs/a.yaml": ""}, time.Unix(100, 0))
+	c4 := commitFiles(t, repo, c3, map[string]string{"regs/a.yaml": "a again"}, time.Unix(100, 0))
+	require.Equal(t, 2, Age(repo, c2, "regs/a.yaml"))
+	require.Equal(t, 3, Age(repo, c4, "regs/b.yaml"))
+	require.Equal(t, 1, Age(repo, c4, "regs/a.yaml"), "re-added: counted from its return")
+	require.Equal(t, 0, Age(repo, c3, "regs/a.yaml"), "absent")
 }

@@ -51,10 +51,7 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 		return err
 	}
 	annotations, text := annotate(c, out, failure)
-	conclusion := "success"
-	if failure != nil || len(out.Result.Errors) > 0 {
-		conclusion = "failure"
-	}
+	conclusion := conclusionOf(c, out, failure)
 	title := checkTitle(out, failure)
 	first := min(len(annotations), maxAnnotationsPerRequest)
 	opts := github.CreateCheckRunOptions{
@@ -76,6 +73,21 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 		}
 	}
 	return nil
+}
+
+// conclusionOf fails a control-plane commit on any error of its environment (the platform
+// team owns every control-plane file), but a workload commit only on errors in its own files:
+// one team's broken files never turn another team's checks red.
+func conclusionOf(c Commit, out *Outcome, failure error) string {
+	if failure != nil {
+		return "failure"
+	}
+	for _, e := range out.Result.Errors {
+		if _, own := ownPath(c, e.Pos.File); own || c.Repo == out.Env.ControlPlane {
+			return "failure"
+		}
+	}
+	return "success"
 }
 
 func checkTitle(out *Outcome, failure error) string {

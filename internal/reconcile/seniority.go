@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"math"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -10,8 +9,9 @@ import (
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-// seniority tells how long each registration has existed in the control plane's history: the
-// time since its file has been on main (or on the environment branch) without interruption.
+// seniority tells how long each registration has existed in the control plane's history: minus
+// the number of commits its file has been on main (or on the environment branch) without
+// interruption, so that older registrations sort first.
 // Only called when two registrations deliver the same name, so its cost is rarely paid.
 func (r *Reconciler) seniority(cp Repo, in scheduling.Inputs) func(*scheduling.WorkloadRegistration) int64 {
 	return func(reg *scheduling.WorkloadRegistration) int64 {
@@ -19,14 +19,14 @@ func (r *Reconciler) seniority(cp Repo, in scheduling.Inputs) func(*scheduling.W
 		defer unlock()
 		repo, err := r.cache.Open(cp.Owner, cp.Name)
 		if err != nil {
-			return math.MaxInt64
+			return 0
 		}
 		// Main's files are shown below its prefix; the environment branch's as branch:folder/file.
 		for _, src := range []struct{ prefix, commit string }{{in.Main.Prefix, in.Main.Commit}, {in.Env.Name + ":", in.Env.Commit}} {
 			if file, ok := strings.CutPrefix(reg.Pos.File, src.prefix); ok && src.commit != "" {
-				return gitsource.FirstSeen(repo, plumbing.NewHash(src.commit), file)
+				return -int64(gitsource.Age(repo, plumbing.NewHash(src.commit), file))
 			}
 		}
-		return math.MaxInt64
+		return 0
 	}
 }
