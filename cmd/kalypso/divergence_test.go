@@ -107,6 +107,7 @@ func TestDivergenceGitOpsPathHonoured(t *testing.T) {
 // (the reference splits a Flux object name at the first dash and gets it wrong).
 func TestDivergenceWorkspaceFromRegistration(t *testing.T) {
 	f := newFleetFixture(t)
+	f.write(t, "main", ".environments/dev-eu.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Environment\nmetadata:\n  name: dev-eu\nspec:\n  controlPlane:\n    repo: https://github.com/microsoft/kalypso-control-plane\n    branch: dev\n    path: .\n")
 	code, stdout, stderr := runCLI(t, append([]string{"validate", "--environment", "dev-eu"}, f.args()...)...)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "environment dev-eu is valid: 4 cluster types, 0 deployment targets")

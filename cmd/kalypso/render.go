@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -104,13 +106,21 @@ func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitStatus(res.Errors)
 }
 
-// renderInputs loads and renders the environment; on a usage problem it returns nil and a status.
+// renderInputs loads and renders the environment; when it cannot, it returns nil and a status:
+// 2 for a usage problem, 1 for a problem with the repositories.
 func renderInputs(in *inputFlags, stderr io.Writer) (*render.Result, int) {
-	snap, err := in.load()
+	snap, errs, err := in.load(stderr)
 	if err != nil {
+		printErrors(stderr, errs)
+		var missing *gitsource.MissingCommitError
+		if errors.As(err, &missing) {
+			fmt.Fprintf(stderr, "kalypso: %v\nfetch it with: git -C %s fetch origin %s\n", err, in.repo, missing.Commit)
+			return nil, 1
+		}
 		fmt.Fprintf(stderr, "kalypso: %v\n", err)
 		return nil, 2
 	}
+	warnOtherEnvironments(stderr, snap)
 	return render.Environment(snap), 0
 }
 
