@@ -19,8 +19,11 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("render", inputSynopsis+" --out DIR",
 		"Schedules one environment and writes its complete GitOps tree into --out: a README per cluster type,\n"+
 			"the reconciler, namespace and platform-config manifests of every assignment, and the promoted commit.\n"+
-			"Files in --out that the environment no longer produces are removed; files at the top of the GitOps\n"+
-			"path and in dot-folders are left alone. An assignment that fails keeps what --out already had for it.\n"+
+			"Kalypso owns only the cluster-type folders below the GitOps path (those of the environment's cluster\n"+
+			"types, and former ones, recognised by the README.md Kalypso writes): what they hold that the environment\n"+
+			"no longer produces is removed, each removed path printed. Everything else in --out (files at the top of\n"+
+			"the GitOps path, dot-folders, any other folder) is left alone, apart from .github/tracking/Promoted_Commit_Id.\n"+
+			"An assignment that fails keeps what --out already had for it. Symbolic links in --out are not followed.\n"+
 			"Every error is printed as file:line: message; the exit status is 1 if there was any.", stderr)
 	in.register(fs)
 	fs.StringVar(&out, "out", "", "directory to write the GitOps tree into (created if missing; required)")
@@ -35,13 +38,13 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if res == nil {
 		return code
 	}
-	prev, err := readTree(out)
+	prev, err := readOutTree(out)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso render: flag --out: %v\n", err)
 		return 2
 	}
 	next := res.Apply(prev)
-	written, removed, err := writeTree(out, prev, next)
+	written, removed, err := writeTree(out, prev, next, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso render: %v\n", err)
 		return 1
@@ -83,7 +86,7 @@ func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		"Compares the environment's GitOps tree with the current one in --gitops-dir and prints what would be\n"+
 			"added, changed and removed, grouped by cluster type and assignment. Errors are printed as for render.", stderr)
 	in.register(fs)
-	fs.StringVar(&gitops, "gitops-dir", "", "directory holding the current GitOps tree of the environment (required)")
+	fs.StringVar(&gitops, "gitops-dir", "", "existing directory holding the current GitOps tree of the environment (required)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
