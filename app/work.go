@@ -126,10 +126,10 @@ func (s *Server) finishEvent(ctx context.Context, eventType string, payload []by
 	logger := eventLogger(ctx, payload)
 	if err != nil {
 		s.counter(MetricWebhooksFailed, "event", s.eventLabel(eventType)).Inc(1)
-		logger.Error().Str("error", s.tokens.redact(err.Error())).Dur("elapsed", elapsed).Msg("webhook processing failed")
+		logger.Error().Str("error", s.tokens.redact(err.Error())).Dur("elapsed_ms", elapsed).Msg("webhook processing failed")
 		return
 	}
-	logger.Info().Dur("elapsed", elapsed).Msg("webhook processed")
+	logger.Info().Dur("elapsed_ms", elapsed).Msg("webhook processed")
 }
 
 // eventRef holds the payload fields that identify where an event comes from.

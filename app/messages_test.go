@@ -1,11 +1,15 @@
 package app
 
 import (
+	"context"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,4 +39,24 @@ func TestNewNamesTheKeyFileAndSetting(t *testing.T) {
 	cfg.GitHub.App.PrivateKey = "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"
 	_, err = New(cfg)
 	require.ErrorContains(t, err, "app: github.app.privateKey (KALYPSO_GITHUB_APP_PRIVATE_KEY): not a usable RSA private key (PEM block RSA PRIVATE KEY): ")
+}
+
+// Durations in the log say their unit in the key.
+func TestLoggedDurationsNameTheirUnit(t *testing.T) {
+	gh := newFakeGitHub(t)
+	cfg := testConfig(t, gh.URL)
+	h := handlerFunc{events: []string{"push"}, fn: func(context.Context, string, string, []byte) error { return nil }}
+	s, logs := newTestServer(t, cfg, WithHandlers(h))
+	r := start(t, s)
+	require.Equal(t, http.StatusOK, deliver(t, r.url, "push", pushPayload, sign(testSecret, pushPayload)))
+	eventually(t, func() bool { return strings.Contains(logs.String(), `"webhook processed"`) }, "the webhook is processed")
+	require.NoError(t, r.stop(t))
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"webhook processed"`) || strings.Contains(line, `"resync done"`) {
+			var entry map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &entry))
+			require.IsType(t, float64(0), entry["elapsed_ms"], line)
+			require.NotContains(t, entry, "elapsed", line)
+		}
+	}
 }
