@@ -10,6 +10,8 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
+
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 )
 
 // tracker counts webhook events that are queued or running, so that shutdown
@@ -63,7 +65,7 @@ func (t *tracker) drain(ctx context.Context) error {
 		t.mu.Lock()
 		n := t.n
 		t.mu.Unlock()
-		return fmt.Errorf("%d webhook events still queued or running: %w", n, ctx.Err())
+		return fmt.Errorf("%s still queued or running: %w", plural.Count(n, "webhook event"), ctx.Err())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -50,8 +51,8 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	printErrors(stderr, res.Errors)
-	fmt.Fprintf(stdout, "environment %s: %d assignments rendered, %d failed; %d files written, %d removed in %s\n",
-		res.Snapshot.Environment, len(res.Outputs), len(res.Failed), written, removed, out)
+	fmt.Fprintf(stdout, "environment %s: %s rendered, %d failed; %s written, %d removed in %s\n",
+		res.Snapshot.Environment, plural.Count(len(res.Outputs), "assignment"), len(res.Failed), plural.Count(written, "file"), removed, out)
 	return exitStatus(res.Errors)
 }
 
@@ -70,12 +71,12 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	printErrors(stderr, res.Errors)
 	if len(res.Errors) > 0 {
-		fmt.Fprintf(stderr, "environment %s: %d errors\n", res.Snapshot.Environment, len(res.Errors))
+		fmt.Fprintf(stderr, "environment %s: %s\n", res.Snapshot.Environment, plural.Count(len(res.Errors), "error"))
 		return 1
 	}
 	snap := res.Snapshot
-	fmt.Fprintf(stdout, "environment %s is valid: %d cluster types, %d deployment targets, %d assignments\n",
-		snap.Environment, len(snap.ClusterTypes), len(snap.Targets), len(res.Assignments))
+	fmt.Fprintf(stdout, "environment %s is valid: %s, %s, %s\n", snap.Environment, plural.Count(len(snap.ClusterTypes), "cluster type"),
+		plural.Count(len(snap.Targets), "deployment target"), plural.Count(len(res.Assignments), "assignment"))
 	return 0
 }
 
