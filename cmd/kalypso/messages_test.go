@@ -58,3 +58,33 @@ func TestMessagePinnedCommitMissing(t *testing.T) {
 	require.Contains(t, stderr, "is not in the repository")
 	require.Contains(t, stderr, "fetch it with: git -C "+repo+" fetch origin "+missing+"\n")
 }
+
+// The README's copy-paste example renders the shipped sample without an error, as the README
+// and the sample's README describe it.
+func TestReadmeExampleRendersTheSample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "go run ./cmd/kalypso render \\\n")
+	require.True(t, ok, "the README has the example")
+	block, _, _ = strings.Cut(block, "```")
+	var args []string
+	for _, field := range strings.Fields(strings.ReplaceAll(block, "\\\n", " ")) {
+		if strings.HasPrefix(field, "testdata/") {
+			field = filepath.Join("../..", field)
+		}
+		args = append(args, field)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	require.Equal(t, "--out", args[len(args)-2])
+	args[len(args)-1] = out
+
+	code, stdout, stderr := runCLI(t, append([]string{"render"}, args...)...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "1 assignment rendered, 0 failed")
+	want := readDir(t, filepath.Join(sampleDir, "derived/main-head-promoted/dev"))
+	delete(want, "large/observability-prometheus/config.yaml")
+	got := readDir(t, out)
+	delete(want, ".github/tracking/Promoted_Commit_Id")
+	delete(got, ".github/tracking/Promoted_Commit_Id")
+	require.Equal(t, want, got)
+}
