@@ -31,14 +31,17 @@ type inputFlags struct {
 }
 
 func (f *inputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.mainDir, "main-dir", "", "directory mode: the content of the control plane's main branch at the pinned commit")
-	fs.StringVar(&f.envDir, "env-dir", "", "directory mode: the content of the environment's branch of the control plane")
-	fs.StringVar(&f.workloadsDir, "workloads-dir", "", "directory holding workload sources as OWNER/REPO/BRANCH/PATH (default in git mode: clone each registered repository)")
+	fs.StringVar(&f.mainDir, "main-dir", "", "directory mode: the content of the control plane's main branch at the pinned commit (symbolic links below it are errors)")
+	fs.StringVar(&f.envDir, "env-dir", "", "directory mode: the content of the environment's branch of the control plane (symbolic links below it are errors)")
+	fs.StringVar(&f.workloadsDir, "workloads-dir", "", "directory holding workload sources as OWNER/REPO/BRANCH/PATH, needed in directory mode when workloads are registered\n"+
+		"(default in git mode: clone each registered repository; symbolic links below it are errors)")
 	fs.StringVar(&f.repo, "repo", "", "git mode: path of a local clone of the control-plane repository")
-	fs.StringVar(&f.environment, "environment", "", "the environment's name (required in git mode; in directory mode defaults to the Environment whose branch is the --env-dir folder's name)")
+	fs.StringVar(&f.environment, "environment", "", "the environment's name (required in git mode; in directory mode defaults to the Environment whose branch is the --env-dir folder's name;\n"+
+		"when main declares environments in .environments/, it must be one of them)")
 	fs.StringVar(&f.githubURL, "github-url", envOr(githubURLVar, gitsource.DefaultGitHubURL),
 		"git mode: the GitHub (https://HOST, GitHub Enterprise Server included) that GITHUB_TOKEN is sent to when cloning\n"+
-			"registered workload repositories; other hosts and plain http:// are read anonymously (default from $"+githubURLVar+")")
+			"registered workload repositories over HTTPS; other hosts and plain http:// are read anonymously, other schemes refused.\n"+
+			"Default from $"+githubURLVar+". A certificate from a private authority is trusted through $SSL_CERT_FILE")
 }
 
 func envOr(name, def string) string {

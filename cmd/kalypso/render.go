@@ -12,7 +12,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-const inputSynopsis = "(--main-dir DIR --env-dir DIR [--workloads-dir DIR] | --repo PATH --environment NAME [--workloads-dir DIR])"
+const inputSynopsis = "(--main-dir DIR --env-dir DIR [--workloads-dir DIR] [--environment NAME] | --repo PATH --environment NAME [--workloads-dir DIR] [--github-url URL])"
 
 func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var in inputFlags
