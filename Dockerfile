@@ -11,8 +11,9 @@ COPY . .
 RUN go build -trimpath -ldflags="-s -w" -o /out/kalypso ./cmd/kalypso
 
 # Distroless static image, running as the unprivileged "nonroot" user.
-# The local git cache defaults to /tmp/kalypso-cache (cache.dir); mount a volume
-# there, or set KALYPSO_CACHE_DIR, when the root file system is read-only.
+# The git cache is kept in memory by default (cache.dir empty), so the root file
+# system can be read-only; to keep it on disk, set cache.dir (KALYPSO_CACHE_DIR)
+# to a writable mounted volume.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/kalypso /kalypso
 USER nonroot

@@ -47,7 +47,7 @@ func (s *Server) onRetry(a ghretry.Attempt) {
 		Str("path", a.Request.URL.Path).
 		Int("status", a.StatusCode).
 		Int("attempt", a.Attempt).
-		Dur("wait", a.Wait).
+		Dur("wait_ms", a.Wait).
 		Str("reason", string(a.Reason)).
 		AnErr("cause", a.Err).
 		Msg("retrying GitHub request")

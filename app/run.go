@@ -124,10 +124,10 @@ func (s *Server) runResync() {
 	elapsed := time.Since(start)
 	s.observeReconcile(TriggerResync, elapsed, err)
 	if err != nil {
-		logger.Error().Str("error", s.tokens.redact(err.Error())).Dur("elapsed", elapsed).Msg("resync failed")
+		logger.Error().Str("error", s.tokens.redact(err.Error())).Dur("elapsed_ms", elapsed).Msg("resync failed")
 		return
 	}
-	logger.Info().Dur("elapsed", elapsed).Msg("resync done")
+	logger.Info().Dur("elapsed_ms", elapsed).Msg("resync done")
 }
 
 // safeCall calls fn and turns a panic into an error.

@@ -76,7 +76,7 @@ func (s *Server) wireGitHub() error {
 		return fmt.Errorf("app: %w", err)
 	}
 	if _, err := ghinstallation.NewAppsTransport(s.opts.transport, gh.App.IntegrationID, []byte(gh.App.PrivateKey)); err != nil {
-		return fmt.Errorf("app: github.app private key: %w", err)
+		return fmt.Errorf("app: %w", s.cfg.PrivateKeyError([]byte(gh.App.PrivateKey), err))
 	}
 	if s.clients, err = s.newClientCreator(gh); err != nil {
 		return fmt.Errorf("app: GitHub client creator: %w", err)

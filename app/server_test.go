@@ -156,7 +156,7 @@ func TestShutdownTimeoutCancelsRemainingWork(t *testing.T) {
 
 	err := r.stop(t)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "1 webhook events still queued or running")
+	assert.Contains(t, err.Error(), "1 webhook event still queued or running")
 	assert.ErrorIs(t, <-cancelled, context.Canceled, "left-over work is cancelled")
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
+
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 )
 
 // tracker counts webhook events that are queued or running, so that shutdown
@@ -63,7 +65,7 @@ func (t *tracker) drain(ctx context.Context) error {
 		t.mu.Lock()
 		n := t.n
 		t.mu.Unlock()
-		return fmt.Errorf("%d webhook events still queued or running: %w", n, ctx.Err())
+		return fmt.Errorf("%s still queued or running: %w", plural.Count(n, "webhook event"), ctx.Err())
 	}
 }
 
@@ -126,10 +128,10 @@ func (s *Server) finishEvent(ctx context.Context, eventType string, payload []by
 	logger := eventLogger(ctx, payload)
 	if err != nil {
 		s.counter(MetricWebhooksFailed, "event", s.eventLabel(eventType)).Inc(1)
-		logger.Error().Str("error", s.tokens.redact(err.Error())).Dur("elapsed", elapsed).Msg("webhook processing failed")
+		logger.Error().Str("error", s.tokens.redact(err.Error())).Dur("elapsed_ms", elapsed).Msg("webhook processing failed")
 		return
 	}
-	logger.Info().Dur("elapsed", elapsed).Msg("webhook processed")
+	logger.Info().Dur("elapsed_ms", elapsed).Msg("webhook processed")
 }
 
 // eventRef holds the payload fields that identify where an event comes from.

@@ -135,8 +135,8 @@ func TestBadDurationInFile(t *testing.T) {
 	path := writeFile(t, "server:\n  address: \":1\"\n  shutdownTimeout: 10 seconds\nhandlerTimeout: 30\n")
 	_, err := Load(path, validEnv(nil))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), path+":3: invalid duration \"10 seconds\"")
-	assert.Contains(t, err.Error(), path+":4: invalid duration \"30\": add a unit, for example 30s")
+	assert.Contains(t, err.Error(), path+":3: server.shutdownTimeout (KALYPSO_SERVER_SHUTDOWN_TIMEOUT): invalid duration \"10 seconds\"")
+	assert.Contains(t, err.Error(), path+":4: handlerTimeout (KALYPSO_HANDLER_TIMEOUT): invalid duration \"30\": add a unit, for example 30s")
 }
 
 func TestUnknownKeyReportsFileAndLine(t *testing.T) {
@@ -151,11 +151,17 @@ func TestUnknownKeyReportsFileAndLine(t *testing.T) {
 	}, pe.Problems)
 }
 
+// A value of the wrong type names its line, its key (with the variable) and what it expects.
 func TestSyntaxAndTypeErrorsReportLine(t *testing.T) {
-	path := writeFile(t, "workers: many\n")
+	path := writeFile(t, "log:\n  level: info\nworkers: four\ngithub:\n  app:\n    integrationID: abc\nqueueSize: [1]\n")
 	_, err := Load(path, validEnv(nil))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), path+":1: cannot unmarshal")
+	var pe *ParseError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, []string{
+		path + `:3: workers (KALYPSO_WORKERS): "four" is not an integer`,
+		path + `:6: github.app.integrationID (KALYPSO_GITHUB_APP_INTEGRATION_ID): "abc" is not an integer`,
+		path + `:7: queueSize (KALYPSO_QUEUE_SIZE): cannot unmarshal !!seq into int`,
+	}, pe.Problems)
 
 	path = writeFile(t, "server:\n  address: [\n")
 	_, err = Load(path, validEnv(nil))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -51,7 +52,7 @@ func (c *Config) decode(name string, data []byte) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		return fileError(name, err)
+		return fileError(name, keyLines(data), err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -75,8 +76,9 @@ var (
 	unknownRE = regexp.MustCompile(`^field (\S+) not found in type config\.(\w+)$`)
 )
 
-// fileError rewrites yaml.v3 errors as "file:line: message" with key paths.
-func fileError(name string, err error) error {
+// fileError rewrites yaml.v3 errors as "file:line: message" with key paths; keys maps a line
+// to the path of the key whose value is on it.
+func fileError(name string, keys map[int]string, err error) error {
 	var te *yaml.TypeError
 	msgs := []string{err.Error()}
 	if errors.As(err, &te) {
@@ -84,13 +86,13 @@ func fileError(name string, err error) error {
 	}
 	out := make([]string, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, fileMessage(name, m))
+		out = append(out, fileMessage(name, keys, m))
 	}
 	return &ParseError{Problems: out}
 }
 
 // fileMessage formats one yaml.v3 message.
-func fileMessage(name, msg string) string {
+func fileMessage(name string, keys map[int]string, msg string) string {
 	m := lineRE.FindStringSubmatch(msg)
 	if m == nil {
 		return name + ": " + strings.TrimPrefix(msg, "yaml: ")
@@ -98,6 +100,8 @@ func fileMessage(name, msg string) string {
 	line, text := m[1], m[2]
 	if u := unknownRE.FindStringSubmatch(text); u != nil {
 		text = unknownKeyMessage(sectionPrefix(u[2]) + u[1])
+	} else if n, err := strconv.Atoi(line); err == nil && keys[n] != "" {
+		text = typeMessage(keys[n], text)
 	}
 	return fmt.Sprintf("%s:%s: %s", name, line, text)
 }

@@ -119,7 +119,7 @@ type retry struct {
 	Method string  `json:"method"`
 	Status int     `json:"status"`
 	Reason string  `json:"reason"`
-	WaitMS float64 `json:"wait"`
+	WaitMS float64 `json:"wait_ms"`
 }
 
 // retries returns the app's retries in the order it logged them.

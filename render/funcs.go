@@ -9,7 +9,7 @@ import (
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
-	"github.com/mitchellh/hashstructure/v2"
+	"github.com/mitchellh/hashstructure"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -101,9 +101,11 @@ func isComposite(v any) bool {
 	}
 }
 
-// Hash returns the decimal FNV-based hashstructure (format v2) hash of v.
+// Hash returns the decimal FNV-based hash of v that the reference computes: hashstructure
+// v1.1.0 Hash(v, nil), so that content-addressed names (`platform-config-{{ hash .ConfigData }}`)
+// equal those existing GitOps repositories hold.
 func Hash(v any) (string, error) {
-	h, err := hashstructure.Hash(v, hashstructure.FormatV2, nil)
+	h, err := hashstructure.Hash(v, nil)
 	if err != nil {
 		return "", fmt.Errorf("hash: %w", err)
 	}

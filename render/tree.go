@@ -86,17 +86,18 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 }
 
 // Apply returns the GitOps tree that should replace prev: every rendered assignment exactly,
-// a README per cluster type, the promoted commit, and removed assignments gone. What belongs
-// to the GitOps repo (files outside the GitOps path, at its root, in dot-folders) is kept, and
-// so is the last output of an assignment that failed, of a broken cluster type, and, when the
-// snapshot is incomplete, of anything that may still exist.
+// a README per cluster type, the promoted commit, and removed assignments gone. Only
+// cluster-type folders are Kalypso's (see managedFolders); everything else that belongs to
+// the GitOps repo (files outside the GitOps path, at its root, in dot-folders and in any other
+// folder) is kept, and so is the last output of an assignment that failed, of a broken
+// cluster type, and, when the snapshot is incomplete, of anything that may still exist.
 func (r *Result) Apply(prev Tree) Tree {
 	if !r.HasTarget {
 		return prev
 	}
-	keep := r.keeper()
-	out := make(Tree, len(prev)+len(r.Snapshot.ClusterTypes)+3*len(r.Outputs)+1)
 	prefix := dirPrefix(r.Root)
+	keep := r.keeper(r.managedFolders(prev, prefix))
+	out := make(Tree, len(prev)+len(r.Snapshot.ClusterTypes)+3*len(r.Outputs)+1)
 	for p, c := range prev {
 		rel, inside := strings.CutPrefix(p, prefix)
 		if !inside || keep(rel) {
@@ -124,8 +125,31 @@ func dirPrefix(root string) string {
 	return root + "/"
 }
 
+// managedFolders returns the top-level folders below the GitOps path that Kalypso owns
+// entirely: those of the snapshot's cluster types (broken ones included) and those whose
+// README.md is the one Kalypso writes (cluster types removed since).
+func (r *Result) managedFolders(prev Tree, prefix string) map[string]bool {
+	managed := map[string]bool{}
+	for _, ct := range r.Snapshot.ClusterTypes {
+		managed[ct.Name] = true
+	}
+	for _, b := range r.Snapshot.Broken {
+		if b.Kind == scheduling.KindClusterType {
+			managed[b.Name] = true
+		}
+	}
+	for p, c := range prev {
+		rel, inside := strings.CutPrefix(p, prefix)
+		folder, name, ok := strings.Cut(rel, "/")
+		if inside && ok && name == "README.md" && string(c) == ReadmeText {
+			managed[folder] = true
+		}
+	}
+	return managed
+}
+
 // keeper decides, for a path relative to the GitOps path, whether its previous content stays.
-func (r *Result) keeper() func(rel string) bool {
+func (r *Result) keeper(managed map[string]bool) func(rel string) bool {
 	brokenCT := map[string]bool{}
 	for _, b := range r.Snapshot.Broken {
 		if b.Kind == scheduling.KindClusterType {
@@ -135,7 +159,7 @@ func (r *Result) keeper() func(rel string) bool {
 	return func(rel string) bool {
 		segs := strings.SplitN(rel, "/", 3)
 		switch {
-		case len(segs) == 1 || strings.HasPrefix(segs[0], "."):
+		case len(segs) == 1 || strings.HasPrefix(segs[0], ".") || !managed[segs[0]]:
 			return true // the GitOps repo's own files
 		case len(segs) == 3 && r.Outputs[segs[0]+"/"+segs[1]] != nil:
 			return false // rewritten exactly

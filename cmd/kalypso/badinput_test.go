@@ -249,7 +249,7 @@ data:
 			require.Equal(t, 1, code, "validate: %s%s", stdout, stderr)
 			require.Regexp(t, regexp.MustCompile(tc.want), stderr)
 			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
-				require.Regexp(t, `^(\S+:\d+: .+|environment dev: \d+ errors)$`, line)
+				require.Regexp(t, `^(\S+:\d+: .+|environment dev: (1 error|\d+ errors))$`, line)
 			}
 
 			out := filepath.Join(t.TempDir(), "out")

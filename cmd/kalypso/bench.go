@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kalypso-gitops/kalypso/internal/fleet"
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -239,9 +240,9 @@ func peakRSS() int64 {
 }
 
 func printBench(w io.Writer, r benchResult) {
-	fmt.Fprintf(w, "fleet:        %d cluster types × %d deployment targets, %d configs, %d policies\n",
-		r.ClusterTypes, r.DeploymentTargets, r.Configs, r.Policies)
-	fmt.Fprintf(w, "assignments:  %d (%d files)\n", r.Assignments, r.Files)
+	fmt.Fprintf(w, "fleet:        %s × %s, %s, %s\n", plural.Count(r.ClusterTypes, "cluster type"),
+		plural.Count(r.DeploymentTargets, "deployment target"), plural.Count(r.Configs, "config"), plural.CountAs(r.Policies, "policy", "policies"))
+	fmt.Fprintf(w, "assignments:  %d (%s)\n", r.Assignments, plural.Count(r.Files, "file"))
 	fmt.Fprintf(w, "load:         %.3fs\n", r.LoadSeconds)
 	fmt.Fprintf(w, "schedule:     %.3fs\n", r.ScheduleSeconds)
 	fmt.Fprintf(w, "render:       %.3fs\n", r.RenderSeconds)

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 // renderFixture renders the fixture into out and returns the tree; it fails on any error.
@@ -107,6 +110,7 @@ func TestDivergenceGitOpsPathHonoured(t *testing.T) {
 // (the reference splits a Flux object name at the first dash and gets it wrong).
 func TestDivergenceWorkspaceFromRegistration(t *testing.T) {
 	f := newFleetFixture(t)
+	f.write(t, "main", ".environments/dev-eu.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Environment\nmetadata:\n  name: dev-eu\nspec:\n  controlPlane:\n    repo: https://github.com/microsoft/kalypso-control-plane\n    branch: dev\n    path: .\n")
 	code, stdout, stderr := runCLI(t, append([]string{"validate", "--environment", "dev-eu"}, f.args()...)...)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "environment dev-eu is valid: 4 cluster types, 0 deployment targets")
@@ -119,4 +123,65 @@ func TestDivergenceWorkspaceFromRegistration(t *testing.T) {
 	ns := readDir(t, out)["large/observability-prometheus/namespace.yaml"]
 	require.Contains(t, ns, `workspace: "platform-team"`)
 	require.Contains(t, ns, `name: "dev-eu-large-observability-prometheus"`)
+}
+
+// render --out deletes only what Kalypso manages: files in cluster-type folders (of the
+// snapshot, or former ones recognised by their README) that it no longer produces. It names
+// each path it removes; files in other folders stay, whatever their depth.
+func TestRenderDeletesOnlyManagedFiles(t *testing.T) {
+	f := newFleetFixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	renderFixture(t, f, out)
+	unrelated := []string{"docs/x.md", "unrelated/sub/file.txt", "apps/prometheus/values.yaml", "README.md", ".github/workflows/check.yaml"}
+	stale := []string{"small/observability-grafana/extra.yaml", "small/notes.txt", "retired/README.md", "retired/old-target/reconciler.yaml"}
+	for _, p := range append(append([]string{}, unrelated...), stale...) {
+		content := "x"
+		if strings.HasSuffix(p, "/README.md") {
+			content = render.ReadmeText
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(out, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(out, p), []byte(content), 0o644))
+	}
+
+	code, stdout, stderr := runCLI(t, append([]string{"plan", "--gitops-dir", out}, f.args()...)...)
+	require.Equal(t, 0, code, stderr)
+	for _, p := range unrelated {
+		require.NotContains(t, stdout, " "+p+"\n")
+	}
+
+	code, stdout, stderr = runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
+	require.Equal(t, 0, code, stderr)
+	tree := readDir(t, out)
+	for _, p := range unrelated {
+		require.Contains(t, tree, p, "render removed %s, which Kalypso does not manage", p)
+	}
+	for _, p := range stale {
+		require.NotContains(t, tree, p)
+		require.Contains(t, stdout, "removed "+p+"\n")
+	}
+	require.Contains(t, stdout, fmt.Sprintf("%d removed", len(stale)))
+}
+
+// plan compares with an existing folder: a missing one is an error, not an empty tree.
+func TestPlanNeedsAnExistingGitOpsDir(t *testing.T) {
+	f := newFleetFixture(t)
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	code, stdout, stderr := runCLI(t, append([]string{"plan", "--gitops-dir", missing}, f.args()...)...)
+	require.Equal(t, 2, code)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, "flag --gitops-dir: read "+missing)
+}
+
+// render does not write through a symbolic link in --out.
+func TestRenderDoesNotWriteThroughSymlinks(t *testing.T) {
+	f := newFleetFixture(t)
+	out, elsewhere := filepath.Join(t.TempDir(), "out"), t.TempDir()
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(out, "large")))
+	code, _, stderr := runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "render does not write through symbolic links")
+	entries, err := os.ReadDir(elsewhere)
+	require.NoError(t, err)
+	require.Empty(t, entries)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,11 +13,17 @@ import (
 	"github.com/kalypso-gitops/kalypso/render"
 )
 
-// readTree reads every file below dir (except .git) into a tree; a missing dir is empty.
+// errNotDir is returned for a --gitops-dir that is not a folder.
+var errNotDir = errors.New("not a directory")
+
+// readTree reads every regular file below dir (except .git) into a tree; symbolic links are
+// not followed. A missing dir is an error.
 func readTree(dir string) (render.Tree, error) {
 	tree := render.Tree{}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return tree, nil
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("read %s: %w", dir, errNotDir)
 	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -45,12 +52,26 @@ func readTree(dir string) (render.Tree, error) {
 	return tree, nil
 }
 
+// readOutTree reads the tree of render --out: a missing folder is an empty tree.
+func readOutTree(dir string) (render.Tree, error) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return render.Tree{}, nil
+	}
+	return readTree(dir)
+}
+
+// errSymlinkedFolder is returned when a folder render would write into is a symbolic link.
+var errSymlinkedFolder = errors.New("is a symbolic link: render does not write through symbolic links")
+
 // writeTree makes dir hold next instead of prev: changed files are replaced atomically,
-// removed ones deleted along with folders left empty.
-func writeTree(dir string, prev, next render.Tree) (written, removed int, err error) {
+// removed ones deleted (each named on log) along with folders left empty.
+func writeTree(dir string, prev, next render.Tree, log io.Writer) (written, removed int, err error) {
 	for _, p := range next.SortedPaths() {
 		if old, ok := prev[p]; ok && bytes.Equal(old, next[p]) {
 			continue
+		}
+		if err := refuseSymlinkedFolders(dir, p); err != nil {
+			return written, removed, err
 		}
 		if err := writeFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), next[p]); err != nil {
 			return written, removed, err
@@ -65,10 +86,23 @@ func writeTree(dir string, prev, next render.Tree) (written, removed int, err er
 		if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return written, removed, fmt.Errorf("remove %s: %w", full, err)
 		}
+		fmt.Fprintf(log, "removed %s\n", p)
 		removed++
 		pruneEmpty(dir, filepath.Dir(full))
 	}
 	return written, removed, nil
+}
+
+// refuseSymlinkedFolders fails when a folder between dir and the slash path rel is a symbolic link.
+func refuseSymlinkedFolders(dir, rel string) error {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		folder := filepath.Join(dir, filepath.FromSlash(strings.Join(parts[:i], "/")))
+		if st, err := os.Lstat(folder); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("write %s: %s %w", rel, folder, errSymlinkedFolder)
+		}
+	}
+	return nil
 }
 
 func writeFileAtomic(path string, data []byte) error {

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-const inputSynopsis = "(--main-dir DIR --env-dir DIR [--workloads-dir DIR] | --repo PATH --environment NAME [--workloads-dir DIR])"
+const inputSynopsis = "(--main-dir DIR --env-dir DIR [--workloads-dir DIR] [--environment NAME] | --repo PATH --environment NAME [--workloads-dir DIR] [--github-url URL])"
 
 func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	var in inputFlags
@@ -17,8 +20,11 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("render", inputSynopsis+" --out DIR",
 		"Schedules one environment and writes its complete GitOps tree into --out: a README per cluster type,\n"+
 			"the reconciler, namespace and platform-config manifests of every assignment, and the promoted commit.\n"+
-			"Files in --out that the environment no longer produces are removed; files at the top of the GitOps\n"+
-			"path and in dot-folders are left alone. An assignment that fails keeps what --out already had for it.\n"+
+			"Kalypso owns only the cluster-type folders below the GitOps path (those of the environment's cluster\n"+
+			"types, and former ones, recognised by the README.md Kalypso writes): what they hold that the environment\n"+
+			"no longer produces is removed, each removed path printed. Everything else in --out (files at the top of\n"+
+			"the GitOps path, dot-folders, any other folder) is left alone, apart from .github/tracking/Promoted_Commit_Id.\n"+
+			"An assignment that fails keeps what --out already had for it. Symbolic links in --out are not followed.\n"+
 			"Every error is printed as file:line: message; the exit status is 1 if there was any.", stderr)
 	in.register(fs)
 	fs.StringVar(&out, "out", "", "directory to write the GitOps tree into (created if missing; required)")
@@ -33,20 +39,20 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if res == nil {
 		return code
 	}
-	prev, err := readTree(out)
+	prev, err := readOutTree(out)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso render: flag --out: %v\n", err)
 		return 2
 	}
 	next := res.Apply(prev)
-	written, removed, err := writeTree(out, prev, next)
+	written, removed, err := writeTree(out, prev, next, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso render: %v\n", err)
 		return 1
 	}
 	printErrors(stderr, res.Errors)
-	fmt.Fprintf(stdout, "environment %s: %d assignments rendered, %d failed; %d files written, %d removed in %s\n",
-		res.Snapshot.Environment, len(res.Outputs), len(res.Failed), written, removed, out)
+	fmt.Fprintf(stdout, "environment %s: %s rendered, %d failed; %s written, %d removed in %s\n",
+		res.Snapshot.Environment, plural.Count(len(res.Outputs), "assignment"), len(res.Failed), plural.Count(written, "file"), removed, out)
 	return exitStatus(res.Errors)
 }
 
@@ -65,12 +71,12 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	printErrors(stderr, res.Errors)
 	if len(res.Errors) > 0 {
-		fmt.Fprintf(stderr, "environment %s: %d errors\n", res.Snapshot.Environment, len(res.Errors))
+		fmt.Fprintf(stderr, "environment %s: %s\n", res.Snapshot.Environment, plural.Count(len(res.Errors), "error"))
 		return 1
 	}
 	snap := res.Snapshot
-	fmt.Fprintf(stdout, "environment %s is valid: %d cluster types, %d deployment targets, %d assignments\n",
-		snap.Environment, len(snap.ClusterTypes), len(snap.Targets), len(res.Assignments))
+	fmt.Fprintf(stdout, "environment %s is valid: %s, %s, %s\n", snap.Environment, plural.Count(len(snap.ClusterTypes), "cluster type"),
+		plural.Count(len(snap.Targets), "deployment target"), plural.Count(len(res.Assignments), "assignment"))
 	return 0
 }
 
@@ -81,7 +87,7 @@ func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		"Compares the environment's GitOps tree with the current one in --gitops-dir and prints what would be\n"+
 			"added, changed and removed, grouped by cluster type and assignment. Errors are printed as for render.", stderr)
 	in.register(fs)
-	fs.StringVar(&gitops, "gitops-dir", "", "directory holding the current GitOps tree of the environment (required)")
+	fs.StringVar(&gitops, "gitops-dir", "", "existing directory holding the current GitOps tree of the environment (required)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -104,13 +110,21 @@ func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitStatus(res.Errors)
 }
 
-// renderInputs loads and renders the environment; on a usage problem it returns nil and a status.
+// renderInputs loads and renders the environment; when it cannot, it returns nil and a status:
+// 2 for a usage problem, 1 for a problem with the repositories.
 func renderInputs(in *inputFlags, stderr io.Writer) (*render.Result, int) {
-	snap, err := in.load()
+	snap, errs, err := in.load(stderr)
 	if err != nil {
+		printErrors(stderr, errs)
+		var missing *gitsource.MissingCommitError
+		if errors.As(err, &missing) {
+			fmt.Fprintf(stderr, "kalypso: %v\nfetch it with: git -C %s fetch origin %s\n", err, in.repo, missing.Commit)
+			return nil, 1
+		}
 		fmt.Fprintf(stderr, "kalypso: %v\n", err)
 		return nil, 2
 	}
+	warnOtherEnvironments(stderr, snap)
 	return render.Environment(snap), 0
 }
 

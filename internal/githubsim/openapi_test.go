@@ -21,9 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// restSubset is GitHub's REST description, trimmed to what the App uses;
-// the shared folder sits beside the repository root.
-var restSubset = filepath.Join("..", "..", "..", "shared", "github", "rest-api-subset.json")
+// restSubset is GitHub's REST description, trimmed to what the App uses (see its README).
+var restSubset = filepath.Join("..", "..", "testdata", "github", "rest-api-subset.json")
 
 // conformance validates every exchange against the OpenAPI description.
 type conformance struct {
@@ -39,7 +38,7 @@ type conformance struct {
 func loadRESTSubset(t *testing.T) *openapi3.T {
 	t.Helper()
 	if _, err := os.Stat(restSubset); err != nil {
-		t.Fatalf("the OpenAPI description %s is missing (expected the shared folder beside the repository root): %v", restSubset, err)
+		t.Fatalf("the OpenAPI description %s is missing: %v", restSubset, err)
 	}
 	doc, err := openapi3.NewLoader().LoadFromFile(restSubset)
 	require.NoError(t, err)

@@ -60,6 +60,21 @@ func InputsWithMain(repo *git.Repository, envName string, workloads scheduling.W
 	return in, errs, err
 }
 
+// MissingCommitError says that the main commit an environment branch pins is not in the repository.
+type MissingCommitError struct {
+	Commit   string // the commit as pinned
+	PinnedBy string // the environment branch that pins it
+	Err      error  // why it could not be read
+}
+
+// Error implements error.
+func (e *MissingCommitError) Error() string {
+	return fmt.Sprintf("main commit %s pinned by branch %s (BaseRepo \"main\" spec.commit) is not in the repository: %v", e.Commit, e.PinnedBy, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *MissingCommitError) Unwrap() error { return e.Err }
+
 func dirPrefix(dir string) string {
 	if dir == "" {
 		return ""
@@ -73,7 +88,7 @@ func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash)
 	if pin := scheduling.PinnedCommit(env); pin != "" {
 		h, err := Resolve(repo, pin)
 		if err != nil {
-			return scheduling.Source{}, fmt.Errorf("main commit %s pinned by %s: %w", pin, env.Name, err)
+			return scheduling.Source{}, &MissingCommitError{Commit: pin, PinnedBy: env.Name, Err: err}
 		}
 		commit = h
 	}

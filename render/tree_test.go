@@ -1,0 +1,57 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// applyFixture is an environment with cluster type "large" rendering "large/app-web", below
+// the GitOps path "clusters".
+func applyFixture(incomplete bool) *Result {
+	snap := &scheduling.Snapshot{
+		ClusterTypes: []*scheduling.ClusterType{{Object: scheduling.Object{Kind: scheduling.KindClusterType, Name: "large"}}},
+		Incomplete:   incomplete,
+	}
+	return &Result{
+		Snapshot: snap, Root: "clusters", HasTarget: true,
+		Outputs: map[string]map[string][]byte{"large/app-web": {"reconciler.yaml": []byte("new")}},
+		Failed:  map[string]*scheduling.Error{},
+	}
+}
+
+// Apply removes only inside Kalypso's cluster-type folders (current ones, and former ones
+// recognised by their README); other folders, whatever their depth, stay.
+func TestApplyTouchesOnlyManagedFolders(t *testing.T) {
+	prev := Tree{
+		"clusters/large/app-web/old.yaml":         []byte("stale"),
+		"clusters/large/app-gone/reconciler.yaml": []byte("removed assignment"),
+		"clusters/large/notes.txt":                []byte("unmanaged file in a managed folder"),
+		"clusters/retired/README.md":              []byte(ReadmeText),
+		"clusters/retired/app/reconciler.yaml":    []byte("former cluster type"),
+		"clusters/docs/x.md":                      []byte("docs"),
+		"clusters/unrelated/sub/file.txt":         []byte("unrelated"),
+		"clusters/custom/README.md":               []byte("a README of the team's own"),
+		"clusters/custom/app/values.yaml":         []byte("team"),
+		"clusters/README.md":                      []byte("root"),
+		"clusters/.github/workflows/ci.yaml":      []byte("workflow"),
+		"other/large/app-web/x.yaml":              []byte("outside the GitOps path"),
+	}
+	next := applyFixture(false).Apply(prev)
+	for _, p := range []string{"clusters/docs/x.md", "clusters/unrelated/sub/file.txt", "clusters/custom/README.md",
+		"clusters/custom/app/values.yaml", "clusters/README.md", "clusters/.github/workflows/ci.yaml", "other/large/app-web/x.yaml"} {
+		require.Equal(t, prev[p], next[p], p)
+	}
+	for _, p := range []string{"clusters/large/app-web/old.yaml", "clusters/large/app-gone/reconciler.yaml", "clusters/large/notes.txt",
+		"clusters/retired/README.md", "clusters/retired/app/reconciler.yaml"} {
+		require.NotContains(t, next, p)
+	}
+	require.Equal(t, []byte("new"), next["clusters/large/app-web/reconciler.yaml"])
+	require.Equal(t, []byte(ReadmeText), next["clusters/large/README.md"])
+
+	kept := applyFixture(true).Apply(prev)
+	require.Contains(t, kept, "clusters/large/app-gone/reconciler.yaml", "an incomplete snapshot removes nothing")
+	require.Contains(t, kept, "clusters/retired/app/reconciler.yaml")
+}
