@@ -128,17 +128,21 @@ func (w *demoWorld) story(ctx context.Context) error {
 	}
 	w.showPRs("After the first resync")
 	steps := []struct {
-		title, repo, branch, path, content string
+		title, repo, branch, path, content, why string
 	}{
 		{"1. A platform engineer changes dev's common config (ENVIRONMENT: Dev → Development)", sample.ControlPlane, "dev",
-			"configs/dev-config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dev-config\n  labels:\n     platform-config: \"true\"\ndata:\n  ENVIRONMENT: Development\n  SOME_COMMON_ENVIRONMENT_VARIABLE: \"false\""},
+			"configs/dev-config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dev-config\n  labels:\n     platform-config: \"true\"\ndata:\n  ENVIRONMENT: Development\n  SOME_COMMON_ENVIRONMENT_VARIABLE: \"false\"", ""},
 		{"2. The application team moves prometheus to a new manifests folder", sample.WorkloadRepo, "main",
-			"workloads/observability.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: observability\n  labels:\n    type: service\n    stack: observability\nspec:\n  deploymentTargets:\n    - name: prometheus\n      environment: dev\n      manifests:\n        repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./prometheus-v2\n"},
+			"workloads/observability.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: observability\n  labels:\n    type: service\n    stack: observability\nspec:\n  deploymentTargets:\n    - name: prometheus\n      environment: dev\n      manifests:\n        repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./prometheus-v2\n", ""},
 		{"3. Someone pushes a broken cluster type to dev (a misspelt field)", sample.ControlPlane, "dev",
-			"cluster-types/west-us/large/large-cluster-type.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: large\n  labels:\n    region: west-us\n    size: large\nspec:\n  reconciler: arc-flux\n  namespaceServise: default\n  configType: configmap\n"},
+			"cluster-types/west-us/large/large-cluster-type.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: large\n  labels:\n    region: west-us\n    size: large\nspec:\n  reconciler: arc-flux\n  namespaceServise: default\n  configType: configmap\n",
+			"  Why: a broken ClusterType holds back what depends on it. The large cluster type's assignment keeps its\n" +
+				"  last merged output, so the changes of steps 1 and 2 to it leave the pull request until the file is\n" +
+				"  fixed; the errors are on the commit's check run and listed in the pull request."},
 	}
 	for _, s := range steps {
 		fmt.Fprintf(w.out, "\n%s\n", s.title)
+		before := w.prTree("dev")
 		content := s.content
 		sha, err := w.sim.CommitFiles(sample.Owner, s.repo, s.branch, map[string]*string{s.path: &content}, s.title)
 		if err != nil {
@@ -149,6 +153,10 @@ func (w *demoWorld) story(ctx context.Context) error {
 			return err
 		}
 		w.showChecks(s.repo, sha, runs)
+		w.showStepChanges("dev", before, w.prTree("dev"))
+		if s.why != "" {
+			fmt.Fprintln(w.out, s.why)
+		}
 		w.showPRs("Pull requests now")
 	}
 	return nil
