@@ -46,9 +46,9 @@ func reuseCheckRun(existing *github.CheckRun, want checkContent) (action runActi
 	return createRun, false
 }
 
-// findCheckRun returns the newest check run of the app named name with externalID on a
+// FindCheckRun returns the newest check run named name with externalID on a
 // commit, or nil.
-func findCheckRun(ctx context.Context, gh *github.Client, repo Repo, sha, name, externalID string) (*github.CheckRun, error) {
+func FindCheckRun(ctx context.Context, gh *github.Client, repo Repo, sha, name, externalID string) (*github.CheckRun, error) {
 	runs, _, err := gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
 		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {

@@ -67,7 +67,7 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 	defer unlock()
 	var existing *github.CheckRun
 	if !c.Rerun {
-		if existing, err = findCheckRun(ctx, gh, c.Repo, c.SHA, name, externalID); err != nil {
+		if existing, err = FindCheckRun(ctx, gh, c.Repo, c.SHA, name, externalID); err != nil {
 			return err
 		}
 	}
