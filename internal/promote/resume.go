@@ -91,7 +91,10 @@ func (p *Promoter) promotedIn(ctx context.Context, info reconcile.EnvInfo, commi
 // record main as promoted, and returns the oldest that does (head when main is "").
 func mergeOf(repo *git.Repository, head plumbing.Hash, main string, promoted func(plumbing.Hash) string) plumbing.Hash {
 	at := head
-	for range maxDescendants * min(len(main), 1) {
+	if main == "" {
+		return at
+	}
+	for range maxDescendants {
 		c, err := repo.CommitObject(at)
 		if err != nil || len(c.ParentHashes) == 0 || promoted(c.ParentHashes[0]) != main {
 			break
