@@ -171,17 +171,34 @@ func TestE2EReplayedPushesCreateOneCheckRun(t *testing.T) {
 	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Replayed"))})
 	require.Len(t, w.checks(sample.ControlPlane, sha, "dev"), 1)
 	head, pr := w.head("kalypso/dev"), w.appPR("dev")
-	push := w.pushDelivery(sha)
 
-	for range 100 {
-		d, err := w.sim.Redeliver(push.ID)
-		require.NoError(t, err)
-		require.Equal(t, 200, d.StatusCode)
-		w.redelivered[push.ID]++
+	w.replay(w.pushDelivery(sha), 100, 100)
+	require.Len(t, w.checks(sample.ControlPlane, sha, "dev"), 1, "one check run on the commit")
+	require.Equal(t, "success", w.check(sample.ControlPlane, sha, "dev").GetConclusion())
+	require.Equal(t, head, w.head("kalypso/dev"), "no commit")
+	require.Len(t, w.prsOf("kalypso/dev"), 1)
+	require.Equal(t, pr.GetNumber(), w.appPR("dev").GetNumber())
+
+	main := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes\n")})
+	w.replay(w.pushDelivery(main), 10, 20)
+	for _, env := range []string{"dev", "stage"} {
+		require.Len(t, w.checks(sample.ControlPlane, main, env), 1, "one validation of main per environment")
 	}
-	ids := make([]string, 100)
+}
+
+// replay sends a delivery again `same` times with its own ID and `fresh` times with new IDs,
+// and waits until the app has taken each.
+func (w *world) replay(d githubsim.Delivery, same, fresh int) {
+	w.t.Helper()
+	for range same {
+		got, err := w.sim.Redeliver(d.ID)
+		require.NoError(w.t, err)
+		require.Equal(w.t, 200, got.StatusCode)
+		w.redelivered[d.ID]++
+	}
+	ids := make([]string, fresh)
 	for i := range ids {
-		ids[i] = w.resend(push)
+		ids[i] = w.resend(d)
 	}
 	w.settle()
 	w.eventually(func() bool {
@@ -193,12 +210,6 @@ func TestE2EReplayedPushesCreateOneCheckRun(t *testing.T) {
 		}
 		return true
 	}, "the app processes every replay with a new delivery ID")
-
-	require.Len(t, w.checks(sample.ControlPlane, sha, "dev"), 1, "one check run on the commit")
-	require.Equal(t, "success", w.check(sample.ControlPlane, sha, "dev").GetConclusion())
-	require.Equal(t, head, w.head("kalypso/dev"), "no commit")
-	require.Len(t, w.prsOf("kalypso/dev"), 1)
-	require.Equal(t, pr.GetNumber(), w.appPR("dev").GetNumber())
 }
 
 // resend posts the bytes and headers of a delivery again under a new delivery ID, as a replay
