@@ -170,14 +170,20 @@ func sign(secret, body string) string {
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// deliver posts a webhook; signature "" sends none.
+// deliver posts a webhook with a new delivery ID; signature "" sends none.
 func deliver(t *testing.T, baseURL, event, body, signature string) int {
+	t.Helper()
+	return deliverAs(t, baseURL, rand.Text(), event, body, signature)
+}
+
+// deliverAs posts a webhook with the given delivery ID; signature "" sends none.
+func deliverAs(t *testing.T, baseURL, id, event, body, signature string) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, baseURL+"/api/github/hook", strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", event)
-	req.Header.Set("X-GitHub-Delivery", "delivery-"+event)
+	req.Header.Set("X-GitHub-Delivery", id)
 	if signature != "" {
 		req.Header.Set("X-Hub-Signature-256", signature)
 	}

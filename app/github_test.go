@@ -87,7 +87,7 @@ func TestLogsCarryEventKeysAndNeverSecrets(t *testing.T) {
 	s, logs := newTestServer(t, testConfig(t, gh.URL), WithHandlers(h))
 	srv = s
 	r := start(t, s)
-	require.Equal(t, http.StatusOK, deliver(t, r.url, "push", pushPayload, sign(testSecret, pushPayload)))
+	require.Equal(t, http.StatusOK, deliverAs(t, r.url, "delivery-push", "push", pushPayload, sign(testSecret, pushPayload)))
 	eventually(t, func() bool { return strings.Contains(logs.String(), "webhook processing failed") }, "the handler ran")
 	require.NoError(t, r.stop(t))
 

@@ -69,24 +69,36 @@ func (t *tracker) drain(ctx context.Context) error {
 	}
 }
 
-// drainingScheduler tracks every event it hands to the queue.
+// drainingScheduler tracks every event it hands to the queue and drops redeliveries of
+// recent ones (same X-GitHub-Delivery); it sees only deliveries whose signature is valid.
 type drainingScheduler struct {
 	inner githubapp.Scheduler
 	s     *Server
+	seen  deliveryLRU
 }
 
-// Schedule queues d with its handler wrapped for tracking, timing and logging.
+// Schedule queues d with its handler wrapped for tracking, timing and logging. A delivery
+// already scheduled recently is acknowledged and skipped.
 func (d *drainingScheduler) Schedule(ctx context.Context, disp githubapp.Dispatch) error {
+	if !d.seen.firstTime(disp.DeliveryID) {
+		eventLogger(ctx, disp.Payload).Info().Msg(msgDuplicateDelivery)
+		return nil
+	}
 	if !d.s.inflight.add() {
+		d.seen.forget(disp.DeliveryID)
 		return errShuttingDown
 	}
-	disp.Handler = trackedHandler{inner: disp.Handler, s: d.s}
+	disp.Handler = trackedHandler{inner: disp.Handler, s: d.s, seen: &d.seen}
 	if err := d.inner.Schedule(ctx, disp); err != nil {
 		d.s.inflight.done()
+		d.seen.forget(disp.DeliveryID)
 		return err
 	}
 	return nil
 }
+
+// msgDuplicateDelivery is logged, with the delivery ID, for each redelivery that is skipped.
+const msgDuplicateDelivery = "webhook skipped: delivery already processed"
 
 // deriveContext gives queued work a context detached from the HTTP request:
 // it keeps the delivery's logger and ends only when shutdown gives up waiting.
@@ -102,6 +114,7 @@ func (s *Server) onAsyncError(context.Context, githubapp.Dispatch, error) {}
 type trackedHandler struct {
 	inner githubapp.EventHandler
 	s     *Server
+	seen  *deliveryLRU // forgets a delivery whose processing failed, so that it can be sent again
 }
 
 // Handles returns the wrapped handler's events.
@@ -116,6 +129,9 @@ func (h trackedHandler) Handle(ctx context.Context, eventType, deliveryID string
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic in %s handler: %v\n%s", eventType, r, debug.Stack())
+		}
+		if err != nil && h.seen != nil {
+			h.seen.forget(deliveryID)
 		}
 		h.s.finishEvent(ctx, eventType, payload, time.Since(start), err)
 	}()

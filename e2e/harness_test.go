@@ -183,18 +183,23 @@ func (w *world) accepted(d githubsim.Delivery) bool {
 	return d.State == githubsim.DeliveryDelivered && d.StatusCode == http.StatusOK
 }
 
-// processed counts, per delivery ID, the webhook events the app has finished, in every run.
+// skippedDelivery is what the app logs for a redelivery it does not process again.
+const skippedDelivery = "webhook skipped: delivery already processed"
+
+// processed counts, per delivery ID, the webhook events the app has finished or skipped as
+// already processed, in every run.
 func (w *world) processed() map[string]int {
 	out := map[string]int{}
 	for _, line := range strings.Split(w.logs.String(), "\n") {
-		if !strings.Contains(line, `"webhook processed"`) && !strings.Contains(line, `"webhook processing failed"`) {
+		if !strings.Contains(line, `"webhook processed"`) && !strings.Contains(line, `"webhook processing failed"`) &&
+			!strings.Contains(line, `"`+skippedDelivery+`"`) {
 			continue
 		}
 		var entry struct {
 			Delivery string `json:"github_delivery_id"`
 			Message  string `json:"message"`
 		}
-		if json.Unmarshal([]byte(line), &entry) == nil && strings.HasPrefix(entry.Message, "webhook process") {
+		if json.Unmarshal([]byte(line), &entry) == nil && (strings.HasPrefix(entry.Message, "webhook process") || entry.Message == skippedDelivery) {
 			out[entry.Delivery]++
 		}
 	}

@@ -76,7 +76,8 @@ func TestE2ESecondPushUpdatesSamePullRequest(t *testing.T) {
 }
 
 // The same delivery sent twice changes nothing the second time, even when newer pushes came
-// in between: the app computes from the branches' current heads, not from the event.
+// in between: the app skips a delivery it has already processed, and would compute from the
+// branches' current heads, not from the event, if it processed it again.
 func TestE2ERedeliveredPushAddsNoCommit(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -100,7 +101,9 @@ func TestE2ERedeliveredPushAddsNoCommit(t *testing.T) {
 			require.Equal(t, 2, d.Attempts, "the delivery was sent twice")
 			require.Equal(t, 200, d.StatusCode, "the app accepts the redelivery")
 
-			require.Greater(t, len(w.checks(sample.ControlPlane, sha, "dev")), runs, "the app processed the redelivery")
+			require.Equal(t, 2, w.processed()[d.ID], "the redelivery was acknowledged")
+			require.Contains(t, w.logs.String(), skippedDelivery, "and skipped as already processed")
+			require.Len(t, w.checks(sample.ControlPlane, sha, "dev"), runs, "no second check run")
 			require.Equal(t, head, w.head("kalypso/dev"), "no extra commit on kalypso/dev")
 			require.Contains(t, w.tree("kalypso/dev")["large/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: "+want+"\n",
 				"the pull request keeps the latest state")

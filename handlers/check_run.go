@@ -50,7 +50,7 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	}
 	branch := ev.GetCheckRun().GetCheckSuite().GetHeadBranch()
 	commit := reconcile.Commit{Installation: inst, Repo: repo, Branch: branch, SHA: ev.GetCheckRun().GetHeadSHA(),
-		Prefixes: []string{branch + ":", reconcile.WorkloadPrefix(repo, branch)}}
+		Prefixes: []string{branch + ":", reconcile.WorkloadPrefix(repo, branch)}, Rerun: true}
 	if repo == plane && branch == gitsource.MainBranch {
 		_, err := Push{Core: h.Core}.validateEnvs(ctx, envs, commit)
 		return err

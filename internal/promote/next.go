@@ -2,14 +2,12 @@ package promote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
-	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // PromoteAction is the identifier of the check-run button that approves a promotion.
@@ -72,80 +70,14 @@ func (p *Promoter) next(ctx context.Context, inst int64, cp reconcile.Repo, env,
 			case <-time.After(wait):
 			}
 		}
-		if err := p.Pin(ctx, inst, cp, s, sha, "automatic after "+env); err != nil {
+		err := p.pinForward(ctx, inst, cp, s, sha, "automatic after "+env)
+		if errors.Is(err, ErrBehind) {
+			logger(ctx).Info().Str("environment", s.Env.Name).Str("main", sha).Err(err).Msg("not promoted: a newer commit is already pinned")
+			continue
+		}
+		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// askApproval creates the "Promote to <env>" check run with a Promote button on the main commit.
-func (p *Promoter) askApproval(ctx context.Context, inst int64, cp reconcile.Repo, s *scheduling.Stage, sha, from string) error {
-	gh, err := p.clients.Client(ctx, inst)
-	if err != nil {
-		return err
-	}
-	env := s.Env.Name
-	_, _, err = gh.Checks.CreateCheckRun(ctx, cp.Owner, cp.Name, github.CreateCheckRunOptions{
-		Name: ApprovalCheckName(env), HeadSHA: sha, ExternalID: github.String(approvalID(cp, env, sha)),
-		Status: github.String("completed"), Conclusion: github.String("action_required"),
-		Output: &github.CheckRunOutput{
-			Title:   github.String("Waiting for approval to promote to " + env),
-			Summary: github.String(fmt.Sprintf("Main %s is deployed to %s. A user with write permission on %s can promote it to **%s** with the Promote button.", short(sha), from, cp, env)),
-		},
-		Actions: []*github.CheckRunAction{{Label: "Promote", Description: truncate("Promote to "+env, 40), Identifier: PromoteAction}},
-	})
-	if err != nil {
-		return fmt.Errorf("ask approval to promote %s to %s: %w", short(sha), env, err)
-	}
-	return nil
-}
-
-// Approve handles a click on a Promote button: a user with write permission promotes, anyone
-// else is told why not on the check run. Who approved is recorded in the pin's commit.
-func (p *Promoter) Approve(ctx context.Context, inst int64, repo reconcile.Repo, run *github.CheckRun, user string) error {
-	cp, env, sha, ok := parseApprovalID(run.GetExternalID())
-	if !ok || cp != repo {
-		return nil // not an approval of ours
-	}
-	gh, err := p.clients.Client(ctx, inst)
-	if err != nil {
-		return err
-	}
-	perm, _, err := gh.Repositories.GetPermissionLevel(ctx, cp.Owner, cp.Name, user)
-	if err != nil {
-		return fmt.Errorf("permission of %s on %s: %w", user, cp, err)
-	}
-	if level := perm.GetPermission(); level != "admin" && level != "write" && level != "maintain" {
-		return p.updateApproval(ctx, inst, cp, run, "action_required", "Promotion refused",
-			fmt.Sprintf("@%s cannot promote to %s: it needs write permission on %s (has %q).", user, env, cp, level))
-	}
-	chain, _, err := p.chain(ctx, inst, cp)
-	if err != nil {
-		return err
-	}
-	s := chain.Stages[env]
-	if s == nil {
-		return p.updateApproval(ctx, inst, cp, run, "neutral", "Nothing to promote", env+" no longer declares spec.promotion.")
-	}
-	if err := p.Pin(ctx, inst, cp, s, sha, "approved by @"+user); err != nil {
-		return err
-	}
-	return p.updateApproval(ctx, inst, cp, run, "success", "Promoted by @"+user, fmt.Sprintf("@%s promoted main %s to %s.", user, short(sha), env))
-}
-
-func (p *Promoter) updateApproval(ctx context.Context, inst int64, cp reconcile.Repo, run *github.CheckRun, conclusion, title, summary string) error {
-	gh, err := p.clients.Client(ctx, inst)
-	if err != nil {
-		return err
-	}
-	opts := github.UpdateCheckRunOptions{Name: run.GetName(), Status: github.String("completed"), Conclusion: &conclusion,
-		Output: &github.CheckRunOutput{Title: &title, Summary: &summary}}
-	if conclusion == "action_required" {
-		opts.Actions = []*github.CheckRunAction{{Label: "Promote", Description: "Promote again", Identifier: PromoteAction}}
-	}
-	if _, _, err := gh.Checks.UpdateCheckRun(ctx, cp.Owner, cp.Name, run.GetID(), opts); err != nil {
-		return fmt.Errorf("update check run %d: %w", run.GetID(), err)
 	}
 	return nil
 }

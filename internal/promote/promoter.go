@@ -105,15 +105,26 @@ var commitLine = regexp.MustCompile(`(?m)^(\s+)commit:[^\n]*$`)
 var pathLine = regexp.MustCompile(`(?m)^(\s+)path:[^\n]*$`)
 
 // Pin writes sha into the environment's BaseRepo "main" (one commit on its branch) and marks the
-// main commit pending; an older commit still on its way there is marked superseded.
+// main commit pending; an older commit still on its way there is marked superseded. Any commit
+// may be pinned: this is for main's own head, which is what main says.
 func (p *Promoter) Pin(ctx context.Context, inst int64, cp reconcile.Repo, s *scheduling.Stage, sha, why string) error {
+	return p.pin(ctx, inst, cp, s, sha, why, false)
+}
+
+// pinForward is Pin for a commit promoted from an upstream environment: it never moves the pin
+// back to an ancestor of the commit pinned now (ErrBehind), checked on the branch head it edits.
+func (p *Promoter) pinForward(ctx context.Context, inst int64, cp reconcile.Repo, s *scheduling.Stage, sha, why string) error {
+	return p.pin(ctx, inst, cp, s, sha, why, true)
+}
+
+func (p *Promoter) pin(ctx context.Context, inst int64, cp reconcile.Repo, s *scheduling.Stage, sha, why string, forward bool) error {
 	token, err := p.clients.Token(ctx, inst)
 	if err != nil {
 		return err
 	}
 	branch := s.Env.Spec.ControlPlane.Branch
 	for attempt := 0; ; attempt++ {
-		old, err := p.pinOnce(ctx, token, cp, branch, sha, why)
+		old, err := p.pinOnce(ctx, token, cp, branch, sha, why, forward)
 		if err == nil {
 			if old != "" && old != sha {
 				p.supersede(ctx, inst, cp, s.Env.Name, old, sha)
@@ -131,10 +142,11 @@ func isStale(err error) bool {
 }
 
 // pinOnce edits base-repo.yaml on the environment branch and pushes it; it returns the old pin.
-func (p *Promoter) pinOnce(ctx context.Context, token string, cp reconcile.Repo, branch, sha, why string) (string, error) {
+// With forward, a commit older than the old pin is refused.
+func (p *Promoter) pinOnce(ctx context.Context, token string, cp reconcile.Repo, branch, sha, why string, forward bool) (string, error) {
 	unlock := p.cache.Lock(cp.Owner, cp.Name)
 	defer unlock()
-	repo, err := p.cache.Fetch(ctx, cp.Owner, cp.Name, token, branch)
+	repo, err := p.cache.Fetch(ctx, cp.Owner, cp.Name, token, branch, gitsource.MainBranch)
 	if err != nil {
 		return "", err
 	}
@@ -148,6 +160,9 @@ func (p *Promoter) pinOnce(ctx context.Context, token string, cp reconcile.Repo,
 	}
 	if old == sha {
 		return old, nil
+	}
+	if forward && isAncestor(repo, sha, old) {
+		return old, fmt.Errorf("main %s is an ancestor of %s, which %s pins: %w", short(sha), short(old), branch, ErrBehind)
 	}
 	next := pinText(text, sha)
 	baseTree, err := treeHash(repo, head)
@@ -218,7 +233,11 @@ func (p *Promoter) status(ctx context.Context, inst int64, cp reconcile.Repo, sh
 func (p *Promoter) supersede(ctx context.Context, inst int64, cp reconcile.Repo, env, old, by string) {
 	if st, err := p.currentStatus(ctx, inst, cp, old, env); err == nil && st.GetState() == "pending" {
 		p.stopWait(env, cp, old)
-		_ = p.status(ctx, inst, cp, old, env, "error", "superseded by "+short(by))
+		why := "superseded by " + short(by)
+		_ = p.status(ctx, inst, cp, old, env, "error", why)
+		if err := p.endDeployments(ctx, inst, cp, env, old, why); err != nil {
+			logger(ctx).Warn().Err(err).Str("environment", env).Str("main", old).Msg("ending a superseded deployment")
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
@@ -38,7 +39,9 @@ func (p *Promoter) Merged(ctx context.Context, inst int64, gitopsRepo reconcile.
 	return nil
 }
 
-// mergedInto starts waiting for the commit promoted by a merge of the environment's pull request.
+// mergedInto starts waiting for the commit promoted by a merge of the environment's pull
+// request. merge is the GitOps commit of the merge; "" (the merge was not heard of) finds it
+// on the GitOps branch.
 func (p *Promoter) mergedInto(ctx context.Context, info reconcile.EnvInfo, merge string) error {
 	chain, _, err := p.chain(ctx, info.Env.Installation, info.Env.ControlPlane)
 	if err != nil {
@@ -48,32 +51,57 @@ func (p *Promoter) mergedInto(ctx context.Context, info reconcile.EnvInfo, merge
 	if s == nil {
 		return nil // no spec.promotion: the pin is edited by hand, as in the reference
 	}
-	main, err := p.promotedIn(ctx, info, merge)
-	if err != nil || main == "" {
+	main, at, err := p.promotedIn(ctx, info, merge)
+	if err != nil || main == "" || at == "" {
 		return err
 	}
 	p.startWait(&deployment{Inst: info.Env.Installation, CP: info.Env.ControlPlane, Stage: s, Main: main,
-		GitOps: info.GitOps, Branch: info.GitOpsBranch, Merge: merge, Started: p.now()})
+		GitOps: info.GitOps, Branch: info.GitOpsBranch, Merge: at, Started: p.now()})
 	return nil
 }
 
-// promotedIn reads the main commit a GitOps commit records as promoted.
-func (p *Promoter) promotedIn(ctx context.Context, info reconcile.EnvInfo, commit string) (string, error) {
+// promotedIn reads the main commit a GitOps commit records as promoted, and returns it with
+// that GitOps commit. With commit "", it reads the head of the GitOps branch and returns the
+// oldest commit of the branch that records the same promoted commit: where it was merged.
+func (p *Promoter) promotedIn(ctx context.Context, info reconcile.EnvInfo, commit string) (main, at string, err error) {
 	token, err := p.clients.Token(ctx, info.Env.Installation)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	unlock := p.cache.Lock(info.GitOps.Owner, info.GitOps.Name)
 	defer unlock()
 	repo, err := p.cache.Fetch(ctx, info.GitOps.Owner, info.GitOps.Name, token, info.GitOpsBranch)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	h := plumbing.NewHash(commit)
-	if commit == "" {
-		h = gitcache.Head(repo, info.GitOpsBranch)
+	file := path.Join(info.GitOpsPath, render.PromotedCommitPath)
+	promoted := func(h plumbing.Hash) string { return strings.TrimSpace(string(gitops.ReadFile(repo, h, file))) }
+	if commit != "" {
+		return promoted(plumbing.NewHash(commit)), commit, nil
 	}
-	return strings.TrimSpace(string(gitops.ReadFile(repo, h, path.Join(info.GitOpsPath, render.PromotedCommitPath)))), nil
+	head := gitcache.Head(repo, info.GitOpsBranch)
+	if head.IsZero() {
+		return "", "", nil
+	}
+	main = promoted(head)
+	return main, mergeOf(repo, head, main, promoted).String(), nil
+}
+
+// mergeOf walks back the first parents of head, at most maxDescendants commits, while they
+// record main as promoted, and returns the oldest that does (head when main is "").
+func mergeOf(repo *git.Repository, head plumbing.Hash, main string, promoted func(plumbing.Hash) string) plumbing.Hash {
+	at := head
+	if main == "" {
+		return at
+	}
+	for range maxDescendants {
+		c, err := repo.CommitObject(at)
+		if err != nil || len(c.ParentHashes) == 0 || promoted(c.ParentHashes[0]) != main {
+			break
+		}
+		at = c.ParentHashes[0]
+	}
+	return at
 }
 
 // Resume finds the promotions under way in an installation from their pending statuses and
@@ -113,11 +141,11 @@ func (p *Promoter) resumeEnv(ctx context.Context, info reconcile.EnvInfo) error 
 	}
 	switch {
 	case st.GetState() == "pending" && st.GetDescription() == descAwaitMerge:
-		deployed, err := p.promotedIn(ctx, info, "")
+		deployed, merge, err := p.promotedIn(ctx, info, "")
 		if err != nil || deployed != pin {
 			return err // the pull request is not merged yet; its merge will start the wait
 		}
-		return p.mergedInto(ctx, info, "")
+		return p.mergedInto(ctx, info, merge) // merged while the app was down or its webhook lost
 	case st.GetState() == "pending" && strings.Contains(st.GetDescription(), descDeploying):
 		return p.resumeWait(ctx, info, s, pin)
 	case st.GetState() == "success":
@@ -138,8 +166,15 @@ func (p *Promoter) resumeWait(ctx context.Context, info reconcile.EnvInfo, s *sc
 		return err
 	}
 	var pl payload
-	if err := json.Unmarshal(list[0].Payload, &pl); err != nil || pl.GitOpsCommit == "" {
+	if err := json.Unmarshal(list[0].Payload, &pl); err != nil {
 		return nil
+	}
+	if pl.GitOpsCommit == "" { // written by a version that did not know where the merge was
+		deployed, merge, err := p.promotedIn(ctx, info, "")
+		if err != nil || deployed != pin {
+			return err
+		}
+		pl.GitOpsCommit = merge
 	}
 	p.startWait(&deployment{Inst: info.Env.Installation, CP: cp, Stage: s, Main: pin, GitOps: info.GitOps,
 		Branch: info.GitOpsBranch, Merge: pl.GitOpsCommit, Started: list[0].GetCreatedAt().Time, ID: list[0].GetID()})

@@ -48,8 +48,13 @@ type running struct {
 	wake   chan struct{}
 }
 
-// startWait runs a wait in the background unless the same one is already running.
+// startWait runs a wait in the background unless the same one is already running. A wait
+// needs the GitOps commit of the merge: without it there is nothing to poll.
 func (p *Promoter) startWait(d *deployment) {
+	if d.Merge == "" {
+		logger(p.base).Error().Str("environment", d.Stage.Env.Name).Str("main", d.Main).Msg("promotion wait not started: no GitOps merge commit")
+		return
+	}
 	key := waitKey(d.CP, d.Stage.Env.Name)
 	ctx, cancel := context.WithCancel(p.base)
 	r := &running{main: d.Main, cancel: cancel, wake: make(chan struct{}, 1)}
@@ -193,46 +198,6 @@ func (p *Promoter) descendants(ctx context.Context, d *deployment) ([]string, er
 	return []string{d.Merge}, nil // the merge commit is no longer on the branch: read it alone
 }
 
-// ensureDeployment creates the GitHub Deployment of this wait, or finds it after a restart.
-func (p *Promoter) ensureDeployment(ctx context.Context, d *deployment) error {
-	gh, err := p.clients.Client(ctx, d.Inst)
-	if err != nil {
-		return err
-	}
-	env := d.Stage.Env.Name
-	list, _, err := gh.Repositories.ListDeployments(ctx, d.CP.Owner, d.CP.Name, &github.DeploymentsListOptions{SHA: d.Main, Environment: env})
-	if err != nil {
-		return fmt.Errorf("deployments of %s: %w", d.CP, err)
-	}
-	if len(list) > 0 {
-		d.ID = list[0].GetID()
-		return nil
-	}
-	data, _ := json.Marshal(payload{GitOpsRepo: d.GitOps.String(), GitOpsCommit: d.Merge})
-	dep, _, err := gh.Repositories.CreateDeployment(ctx, d.CP.Owner, d.CP.Name, &github.DeploymentRequest{
-		Ref: github.String(d.Main), Environment: github.String(env), AutoMerge: github.Bool(false),
-		RequiredContexts: &[]string{}, Payload: json.RawMessage(data),
-		Description: github.String("Kalypso promotes main " + short(d.Main) + " to " + env)})
-	if err != nil {
-		return fmt.Errorf("create deployment of %s to %s: %w", short(d.Main), env, err)
-	}
-	d.ID = dep.GetID()
-	return p.deploymentStatus(ctx, d, "in_progress", "waiting for the clusters of "+env)
-}
-
-func (p *Promoter) deploymentStatus(ctx context.Context, d *deployment, state, desc string) error {
-	gh, err := p.clients.Client(ctx, d.Inst)
-	if err != nil {
-		return err
-	}
-	_, _, err = gh.Repositories.CreateDeploymentStatus(ctx, d.CP.Owner, d.CP.Name, d.ID, &github.DeploymentStatusRequest{
-		State: github.String(state), Description: github.String(truncate(desc, 140)), Environment: github.String(d.Stage.Env.Name)})
-	if err != nil {
-		return fmt.Errorf("deployment status of %s: %w", d.Stage.Env.Name, err)
-	}
-	return nil
-}
-
 // expectedClusters are the clusters that reported success on the previous deployment of the
 // environment (read from that deployment's GitOps commit).
 func (p *Promoter) expectedClusters(ctx context.Context, d *deployment) []string {
@@ -262,6 +227,9 @@ func (p *Promoter) expectedClusters(ctx context.Context, d *deployment) []string
 
 // observeOne reads the compliant clusters of a single GitOps commit.
 func (p *Promoter) observeOne(ctx context.Context, d *deployment) ([]string, string, error) {
+	if d.Merge == "" {
+		return nil, "", nil
+	}
 	gh, err := p.clients.Client(ctx, d.Inst)
 	if err != nil {
 		return nil, "", err

@@ -23,6 +23,8 @@ type Commit struct {
 	// Prefixes are the position prefixes of files that belong to this commit, so that errors
 	// in them become annotations (e.g. "dev:" or "main@4a0821c:").
 	Prefixes []string
+	// Rerun is set when a user asked to run the check again: it gets a new check run.
+	Rerun bool
 }
 
 // CheckName is the name of an environment's check run.
@@ -44,7 +46,10 @@ func ParseExternalID(id string) (Repo, string, bool) {
 	return Repo{Owner: owner, Name: name}, env, ok && ok2 && env != ""
 }
 
-// Report posts one completed check run for an environment's outcome on a commit.
+// Report posts one completed check run for an environment's outcome on a commit. The check
+// run of the environment already on the commit is updated, or left alone when it already says
+// the same, so that replayed events do not pile up check runs; a re-run asked for by a user
+// gets a new one.
 func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure error) error {
 	gh, err := r.clients.Client(ctx, c.Installation)
 	if err != nil {
@@ -52,22 +57,61 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 	}
 	annotations, text := annotate(c, out, failure)
 	conclusion := conclusionOf(c, out, failure)
-	title := checkTitle(out, failure)
-	first := min(len(annotations), maxAnnotationsPerRequest)
-	opts := github.CreateCheckRunOptions{
-		Name: CheckName(out.Env.Name), HeadSHA: c.SHA, Status: github.String("completed"), Conclusion: &conclusion,
-		ExternalID: github.String(CheckExternalID(out.Env.ControlPlane, out.Env.Name)),
-		Output: &github.CheckRunOutput{Title: &title, Summary: github.String(truncate(checkSummary(out, failure), maxOutputText)),
-			Text: github.String(truncate(text, maxOutputText)), Annotations: annotations[:first]},
+	want := checkContent{Conclusion: conclusion, Title: checkTitle(out, failure),
+		Summary: truncate(checkSummary(out, failure), maxOutputText), Text: truncate(text, maxOutputText), Annotations: len(annotations)}
+	name, externalID := CheckName(out.Env.Name), CheckExternalID(out.Env.ControlPlane, out.Env.Name)
+	unlock := r.lockReports(c.Repo, out.Env.Name)
+	defer unlock()
+	var existing *github.CheckRun
+	if !c.Rerun {
+		if existing, err = FindCheckRun(ctx, gh, c.Repo, c.SHA, name, externalID); err != nil {
+			return err
+		}
 	}
-	run, _, err := gh.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, opts)
+	run, rest, err := r.writeCheckRun(ctx, gh, c, name, externalID, existing, want, annotations)
 	if err != nil {
-		return fmt.Errorf("create check run on %s@%s: %w", c.Repo, c.SHA, err)
+		return err
 	}
-	for i := first; i < len(annotations); i += maxAnnotationsPerRequest {
+	return addAnnotations(ctx, gh, c.Repo, run, name, want, rest)
+}
+
+// writeCheckRun creates, updates or keeps the check run; it returns the annotations still to add.
+func (r *Reconciler) writeCheckRun(ctx context.Context, gh *github.Client, c Commit, name, externalID string,
+	existing *github.CheckRun, want checkContent, annotations []*github.CheckRunAnnotation) (*github.CheckRun, []*github.CheckRunAnnotation, error) {
+	output := &github.CheckRunOutput{Title: &want.Title, Summary: &want.Summary, Text: &want.Text}
+	switch action, withAnnotations := reuseCheckRun(existing, want); {
+	case action == keepRun:
+		return existing, nil, nil
+	case action == updateRun:
+		if !withAnnotations {
+			annotations = nil
+		}
+		first := min(len(annotations), maxAnnotationsPerRequest)
+		output.Annotations = annotations[:first]
+		run, _, err := gh.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, existing.GetID(), github.UpdateCheckRunOptions{
+			Name: name, Status: github.String("completed"), Conclusion: &want.Conclusion, Output: output})
+		if err != nil {
+			return nil, nil, fmt.Errorf("update check run %d on %s@%s: %w", existing.GetID(), c.Repo, c.SHA, err)
+		}
+		return run, annotations[first:], nil
+	}
+	first := min(len(annotations), maxAnnotationsPerRequest)
+	output.Annotations = annotations[:first]
+	run, _, err := gh.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, github.CreateCheckRunOptions{
+		Name: name, HeadSHA: c.SHA, Status: github.String("completed"), Conclusion: &want.Conclusion,
+		ExternalID: github.String(externalID), Output: output})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create check run on %s@%s: %w", c.Repo, c.SHA, err)
+	}
+	return run, annotations[first:], nil
+}
+
+// addAnnotations adds annotations to a check run in batches of GitHub's maximum.
+func addAnnotations(ctx context.Context, gh *github.Client, repo Repo, run *github.CheckRun, name string, want checkContent, annotations []*github.CheckRunAnnotation) error {
+	for i := 0; i < len(annotations); i += maxAnnotationsPerRequest {
 		batch := annotations[i:min(i+maxAnnotationsPerRequest, len(annotations))]
-		_, _, err := gh.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, run.GetID(), github.UpdateCheckRunOptions{
-			Name: opts.Name, Output: &github.CheckRunOutput{Title: &title, Summary: opts.Output.Summary, Annotations: batch}})
+		_, _, err := gh.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, run.GetID(), github.UpdateCheckRunOptions{
+			Name: name, Output: &github.CheckRunOutput{Title: &want.Title, Summary: &want.Summary, Annotations: batch}})
 		if err != nil {
 			return fmt.Errorf("add annotations to check run %d: %w", run.GetID(), err)
 		}

@@ -50,6 +50,7 @@ type Reconciler struct {
 	clients Clients
 	now     func() time.Time
 	envs    sync.Map // environment key → *sync.Mutex: one reconcile of an environment at a time
+	reports sync.Map // repository and environment → *sync.Mutex: one check-run report at a time
 	results *results // the last result of each environment, to render only what changed
 	claims  Claims   // who may write which GitOps branch; nil allows every environment
 	policy  scheduling.Policy

@@ -1,0 +1,72 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// checkContent is what an environment's check run says.
+type checkContent struct {
+	Conclusion, Title, Summary, Text string
+	Annotations                      int
+}
+
+// runAction is what Report does with the check run already on a commit.
+type runAction int
+
+const (
+	createRun runAction = iota // post a new check run
+	updateRun                  // update the existing one in place
+	keepRun                    // the existing one already says it all
+)
+
+// reuseCheckRun decides how to report want on a commit that already has existing (nil when it
+// has none), and whether an update sends the annotations. GitHub only ever appends annotations
+// to a check run, so an existing run is updated with annotations only when it has none, and
+// without them when it has as many as wanted: they are errors in the commit's own files, which
+// do not change. A run with other annotations would keep stale ones: a new run replaces it.
+func reuseCheckRun(existing *github.CheckRun, want checkContent) (action runAction, withAnnotations bool) {
+	if existing == nil {
+		return createRun, false
+	}
+	have := existing.GetOutput()
+	count := have.GetAnnotationsCount()
+	switch {
+	case existing.GetStatus() == "completed" && existing.GetConclusion() == want.Conclusion && have.GetTitle() == want.Title &&
+		have.GetSummary() == want.Summary && have.GetText() == want.Text && count == want.Annotations:
+		return keepRun, false
+	case count == 0:
+		return updateRun, true
+	case count == want.Annotations:
+		return updateRun, false
+	}
+	return createRun, false
+}
+
+// FindCheckRun returns the newest check run named name with externalID on a
+// commit, or nil.
+func FindCheckRun(ctx context.Context, gh *github.Client, repo Repo, sha, name, externalID string) (*github.CheckRun, error) {
+	runs, _, err := gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
+		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return nil, fmt.Errorf("check runs of %s@%s: %w", repo, sha, err)
+	}
+	var found *github.CheckRun
+	for _, run := range runs.CheckRuns {
+		if run.GetName() == name && run.GetExternalID() == externalID && (found == nil || run.GetID() > found.GetID()) {
+			found = run
+		}
+	}
+	return found, nil
+}
+
+// lockReports serializes the reports of one environment on one repository, so that two events
+// for the same commit never both find no check run and both create one.
+func (r *Reconciler) lockReports(repo Repo, env string) (unlock func()) {
+	m, _ := r.reports.LoadOrStore(repo.String()+"\x00"+env, &sync.Mutex{})
+	m.(*sync.Mutex).Lock()
+	return m.(*sync.Mutex).Unlock
+}
