@@ -33,8 +33,10 @@ const (
 // Config is the complete set of settings of the app.
 type Config struct {
 	Server         Server    `yaml:"server"`         // HTTP listener
+	ControlPlanes  []string  `yaml:"controlPlanes"`  // OWNER/REPO patterns of the control-plane repositories
 	GitHub         GitHub    `yaml:"github"`         // endpoints, client and App credentials
 	Cache          Cache     `yaml:"cache"`          // local git cache
+	Sources        Sources   `yaml:"sources"`        // limits on what is read from repositories
 	Resync         Resync    `yaml:"resync"`         // periodic full reconciliation
 	Promotion      Promotion `yaml:"promotion"`      // promotion across environments
 	Workers        int       `yaml:"workers"`        // webhook events processed at once
@@ -69,7 +71,8 @@ type App struct {
 
 // Cache holds the local git cache settings.
 type Cache struct {
-	Dir string `yaml:"dir"` // cache directory; "" keeps the cache in memory
+	Dir      string   `yaml:"dir"`      // cache directory; "" keeps the cache in memory
+	MaxBytes ByteSize `yaml:"maxBytes"` // size above which least recently used repositories are evicted
 }
 
 // Promotion holds the settings of promotions across environments.
@@ -99,7 +102,8 @@ func Default(_ func(string) string) *Config {
 			Timeout:     Duration(DefaultGitHubTimeout),
 			HTTPCacheMB: DefaultHTTPCacheMB,
 		},
-		Cache:          Cache{},
+		Cache:          Cache{MaxBytes: DefaultCacheMaxBytes},
+		Sources:        Sources{MaxFileBytes: DefaultMaxFileBytes},
 		Resync:         Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion:      Promotion{PollInterval: Duration(15 * time.Second)},
 		Workers:        DefaultWorkers,

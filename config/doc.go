@@ -31,7 +31,11 @@
 //	github.app.webhookSecret   KALYPSO_GITHUB_APP_WEBHOOK_SECRET    (required)
 //	github.app.privateKey      KALYPSO_GITHUB_APP_PRIVATE_KEY       one of the two key settings
 //	github.app.privateKeyFile  KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE  is required
+//	controlPlanes              KALYPSO_CONTROL_PLANES               (none: comma-separated OWNER/REPO globs)
 //	cache.dir                  KALYPSO_CACHE_DIR                    "" (in memory)
+//	cache.maxBytes             KALYPSO_CACHE_MAX_BYTES              1Gi (0: no limit)
+//	sources.maxFileBytes       KALYPSO_SOURCES_MAX_FILE_BYTES       4Mi
+//	sources.manifestHosts      KALYPSO_SOURCES_MANIFEST_HOSTS       the host of github.webURL
 //	resync.interval            KALYPSO_RESYNC_INTERVAL              10m (0 disables)
 //	promotion.pollInterval     KALYPSO_PROMOTION_POLL_INTERVAL      15s
 //	workers                    KALYPSO_WORKERS                      4

@@ -38,6 +38,7 @@ func (c *Config) problems() []string {
 	p = append(p, c.appProblems()...)
 	p = append(p, c.githubProblems()...)
 	p = append(p, c.runtimeProblems()...)
+	p = append(p, c.tenancyProblems()...)
 	return p
 }
 

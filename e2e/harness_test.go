@@ -108,6 +108,8 @@ func (w *world) start(extraEnv ...string) {
 		"KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE="+keyFile,
 		"KALYPSO_RESYNC_INTERVAL=0",
 		"KALYPSO_LOG_FORMAT=json",
+		"KALYPSO_CONTROL_PLANES="+sample.Owner+"/"+sample.ControlPlane,
+		"KALYPSO_SOURCES_MANIFEST_HOSTS=github.com",
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
 	resyncs := func() (done, failed int) {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestInstallationEventsForgetTheIndex(t *testing.T) {
-	h := Installation{Core: &Core{Index: reconcile.NewIndex(nil)}}
+	h := Installation{Core: &Core{Index: reconcile.NewIndex(nil, nil)}}
 	require.ElementsMatch(t, []string{"installation", "installation_repositories"}, h.Handles())
 	for _, name := range []string{"installation.created.json", "installation.deleted.json", "installation_repositories.added.json", "installation_repositories.removed.json"} {
 		payload, err := os.ReadFile("../internal/githubsim/payloads/" + name)

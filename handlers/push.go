@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -39,6 +40,10 @@ func (h Push) Handle(ctx context.Context, _, _ string, payload []byte) error {
 	isPlane, err := h.Index.IsControlPlane(ctx, inst, repo)
 	if err != nil {
 		return err
+	}
+	if branch == gitsource.MainBranch && !h.Index.Declared(repo) && declaresEnvironments(&ev) {
+		zerolog.Ctx(ctx).Warn().Str("repository", repo.String()).
+			Msg("repository changes .environments/ but is not a declared control plane (setting controlPlanes); ignored")
 	}
 	if isPlane || branch == gitsource.MainBranch {
 		if err := h.Index.Refresh(ctx, inst, repo); err != nil {
@@ -77,6 +82,20 @@ func (h Push) reconcileTouched(ctx context.Context, inst int64, repo reconcile.R
 		return err
 	}
 	return h.reconcileAndReport(ctx, others, nil)
+}
+
+// declaresEnvironments reports whether a push adds, changes or removes a file in .environments/.
+func declaresEnvironments(ev *github.PushEvent) bool {
+	for _, c := range ev.Commits {
+		for _, files := range [][]string{c.Added, c.Modified, c.Removed} {
+			for _, f := range files {
+				if strings.HasPrefix(f, ".environments/") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func readsWorkload(e reconcile.EnvInfo, repo reconcile.Repo, branch string) bool {

@@ -42,9 +42,9 @@ metadata: {name: app}
 spec:
   configSchemas: ['{"type":"object","required":["NOPE"]}']
   deploymentTargets:
-    - {name: a, environment: dev, manifests: {repo: r, branch: b, path: a}}
-    - {name: b, environment: dev, manifests: {repo: r, branch: b, path: b}}
-    - {name: c, environment: dev, manifests: {repo: r, branch: b, path: c}}
+    - {name: a, environment: dev, manifests: {repo: "https://github.com/org/app-gitops", branch: b, path: a}}
+    - {name: b, environment: dev, manifests: {repo: "https://github.com/org/app-gitops", branch: b, path: b}}
+    - {name: c, environment: dev, manifests: {repo: "https://github.com/org/app-gitops", branch: b, path: c}}
 `
 
 // TestSharedTargetSchemaIsReportedAtEachTarget: the targets of a workload share the text of

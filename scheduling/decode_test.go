@@ -112,7 +112,7 @@ func TestSourceIgnoreAndNonYAMLFiles(t *testing.T) {
 	var objs objects
 	var errs Errors
 	var incomplete bool
-	loadSource(Source{FS: fsys, Prefix: "env:"}, "", &objs, &errs, &incomplete)
+	loadSource(Source{FS: fsys, Prefix: "env:"}, "", Policy{}, &objs, &errs, &incomplete)
 	require.Empty(t, errs)
 	var names []string
 	for _, c := range objs.clusterTypes {

@@ -35,6 +35,7 @@ type objects struct {
 	schemas       []*ConfigSchema
 	configMaps    []*ConfigMap
 	broken        []*Object // objects that failed validation; kind and name as far as known
+	foreign       []*Object // documents of kinds the engine does not read (Deployment, Assignment…)
 	unreadable    bool      // some file could not be parsed, so objects may be missing
 }
 
@@ -152,6 +153,7 @@ func (o *objects) merge(f *objects) {
 	o.schemas = append(o.schemas, f.schemas...)
 	o.configMaps = append(o.configMaps, f.configMaps...)
 	o.broken = append(o.broken, f.broken...)
+	o.foreign = append(o.foreign, f.foreign...)
 	o.unreadable = o.unreadable || f.unreadable
 }
 
@@ -195,17 +197,17 @@ func parseDocument(file string, n *yaml.Node, objs *objects, errs *Errors) {
 	case !hasKind && group == "scheduler.kalypso.io":
 		errs.Add(pos, "", "missing field \"kind\"")
 		objs.unreadable = true
-	case !hasKind || !hasAPI && !isOurKind(kind):
+	case !hasKind:
 		return
+	case !hasAPI && !isOurKind(kind):
+		objs.foreignDocument(kind, n, pos)
 	case !hasAPI:
 		errs.Add(pos, ObjectRef(kind, ""), "missing field \"apiVersion\" (want %s)", APIGroupVersion)
 		objs.brokenDocument(kind, n, pos)
 	case apiVersion == "v1" && kind == KindConfigMap:
 		decodeObject(file, n, kind, objs, errs)
-	case group != "scheduler.kalypso.io":
-		return
-	case internalKinds[kind]:
-		return
+	case group != "scheduler.kalypso.io", internalKinds[kind]:
+		objs.foreignDocument(kind, n, pos)
 	case !isOurKind(kind) || kind == KindConfigMap:
 		errs.Add(pos, "", "unknown kind %q in %s", kind, apiVersion)
 		objs.unreadable = true
@@ -221,6 +223,12 @@ func parseDocument(file string, n *yaml.Node, objs *objects, errs *Errors) {
 func (o *objects) brokenDocument(kind string, n *yaml.Node, pos Pos) {
 	name, _ := scalarField(metadataNode(n), "name")
 	o.broken = append(o.broken, &Object{Kind: kind, Name: name, Pos: pos, Unknown: true, lines: map[string]int{}})
+}
+
+// foreignDocument records a document of a kind the engine does not read.
+func (o *objects) foreignDocument(kind string, n *yaml.Node, pos Pos) {
+	name, _ := scalarField(metadataNode(n), "name")
+	o.foreign = append(o.foreign, &Object{Kind: kind, Name: name, Pos: pos, Unknown: true, lines: map[string]int{}})
 }
 
 func isOurKind(kind string) bool {

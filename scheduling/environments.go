@@ -15,14 +15,12 @@ func LoadEnvironments(main Source) ([]*Environment, Errors) {
 	if _, err := fs.Stat(main.FS, EnvironmentsDir); err != nil {
 		return nil, nil // no .environments folder: no environments
 	}
-	files, err := readYAML(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir)
+	files, err := readYAML(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir, 0)
 	if err != nil {
 		errs.Add(Pos{File: main.Prefix + EnvironmentsDir}, "", "%v", err)
 		return nil, errs
 	}
-	for _, f := range files {
-		parseFile(f.display, f.data, &objs, &errs)
-	}
+	parseFiles(files, &objs, &errs)
 	envs := dedupe(objs.environments, &errs)
 	sort.Slice(envs, func(i, j int) bool { return envs[i].Name < envs[j].Name })
 	return envs, errs.Sorted()
@@ -49,13 +47,11 @@ func PinnedCommit(env Source) string {
 func FindBaseRepo(env Source) (file, commit string, ok bool) {
 	var objs objects
 	var errs Errors
-	files, err := readYAML(env, "")
+	files, err := readYAML(env, "", 0)
 	if err != nil {
 		return "", "", false
 	}
-	for _, f := range files {
-		parseFile(f.display, f.data, &objs, &errs)
-	}
+	parseFiles(files, &objs, &errs)
 	for _, b := range objs.baseRepos {
 		if b.Name == "main" {
 			return b.Pos.File, b.Spec.Commit, true

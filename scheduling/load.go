@@ -11,6 +11,11 @@ type Inputs struct {
 	Env         Source         // the environment branch of the control-plane repo
 	Main        Source         // main at the commit the environment's BaseRepo pins
 	Workloads   WorkloadSource // the registered workload repositories
+	Policy      Policy         // limits on what is read and what workload repositories may say
+	// Seniority tells how long a registration has existed (smaller is older; nil: by name). When
+	// two registrations deliver Workloads or deployment targets of the same name, the older one
+	// keeps it and the newer one gets the error, so that no team can take over another's names.
+	Seniority func(*WorkloadRegistration) int64
 }
 
 // SourceCommit records which commit of which source an environment was computed from.
@@ -47,7 +52,7 @@ type Snapshot struct {
 func Load(in Inputs) *Snapshot {
 	snap := &Snapshot{Environment: in.Environment, Templates: map[string]*Template{}}
 	var objs objects
-	loadSource(in.Env, "", &objs, &snap.Errors, &snap.Incomplete)
+	loadSource(in.Env, "", in.Policy, &objs, &snap.Errors, &snap.Incomplete)
 	snap.Sources = append(snap.Sources, SourceCommit{Name: in.Env.Name, Commit: in.Env.Commit})
 	snap.BaseRepo = pickBaseRepo(objs.baseRepos, &snap.Errors)
 	if snap.BaseRepo != nil && in.Main.FS != nil {
@@ -56,26 +61,38 @@ func Load(in Inputs) *Snapshot {
 			snap.Errors.Add(snap.BaseRepo.At("spec.path"), snap.BaseRepo.Ref(), "%v", err)
 			snap.Incomplete = true
 		} else {
-			loadSource(in.Main, dir, &objs, &snap.Errors, &snap.Incomplete)
+			loadSource(in.Main, dir, in.Policy, &objs, &snap.Errors, &snap.Incomplete)
 		}
 		snap.Sources = append(snap.Sources, SourceCommit{Name: in.Main.Name, Repo: snap.BaseRepo.Spec.Repo,
 			Branch: snap.BaseRepo.Spec.Branch, Commit: in.Main.Commit})
 	}
 	snap.GitOpsRepo = pickGitOpsRepo(objs.gitopsRepos, &snap.Errors)
-	loadWorkloads(snap, &objs, in.Workloads)
-	assemble(snap, &objs)
+	loadWorkloads(snap, &objs, in.Workloads, in.Policy)
+	bySeniority(objs.workloads, in.Seniority)
+	assemble(snap, &objs, in.Policy)
 	snap.Errors = snap.Errors.Sorted()
 	return snap
 }
 
-func loadSource(src Source, dir string, objs *objects, errs *Errors, incomplete *bool) {
-	files, err := readYAML(src, dir)
+func loadSource(src Source, dir string, pol Policy, objs *objects, errs *Errors, incomplete *bool) {
+	files, err := readYAML(src, dir, pol.MaxFileBytes)
 	if err != nil {
 		errs.Add(Pos{File: src.Prefix + dir}, "", "%v", err)
 		*incomplete = true
 		return
 	}
+	parseFiles(files, objs, errs)
+}
+
+// parseFiles parses every file read; a file that could not be read is an error at its path,
+// and the objects it may hold are unknown.
+func parseFiles(files []yamlFile, objs *objects, errs *Errors) {
 	for _, f := range files {
+		if f.err != nil {
+			errs.Add(Pos{File: f.display}, "", "%v", f.err)
+			objs.unreadable = true
+			continue
+		}
 		parseFile(f.display, f.data, objs, errs)
 	}
 }
@@ -106,7 +123,7 @@ func pickGitOpsRepo(repos []*GitOpsRepo, errs *Errors) *GitOpsRepo {
 }
 
 // loadWorkloads reads the Workload of every registration from its repository.
-func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource) {
+func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, pol Policy) {
 	regs := dedupe(objs.registrations, &snap.Errors)
 	sort.Slice(regs, func(i, j int) bool { return regs[i].Name < regs[j].Name })
 	snap.Registrations = regs
@@ -116,18 +133,19 @@ func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource) {
 			snap.Incomplete = true
 			continue
 		}
-		loadRegistration(snap, objs, ws, reg)
+		loadRegistration(snap, objs, ws, reg, pol)
 	}
 }
 
-func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration) {
+func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration, pol Policy) {
 	spec := reg.Spec.Workload
 	dir, err := SubPath(spec.Path)
 	if err == nil {
 		var src Source
 		if src, err = ws.Workload(spec); err == nil {
 			var found objects
-			loadSource(src, dir, &found, &snap.Errors, &snap.Incomplete)
+			loadSource(src, dir, pol, &found, &snap.Errors, &snap.Incomplete)
+			found.keepOnlyWorkloads(&snap.Errors)
 			for _, w := range found.workloads {
 				w.Registration = reg
 				w.Labels["kustomize.toolkit.fluxcd.io/name"] = snap.Environment + "-" + reg.Name
@@ -175,7 +193,7 @@ var setKinds = map[string]bool{KindClusterType: true, KindSchedulingPolicy: true
 	KindWorkloadRegistration: true, KindDeploymentTarget: true, KindGitOpsRepo: true, KindBaseRepo: true}
 
 // assemble de-duplicates the objects, derives deployment targets and fills the snapshot.
-func assemble(snap *Snapshot, objs *objects) {
+func assemble(snap *Snapshot, objs *objects, pol Policy) {
 	snap.ClusterTypes = sortByName(dedupe(objs.clusterTypes, &snap.Errors))
 	for _, t := range dedupe(objs.templates, &snap.Errors) {
 		snap.Templates[t.Name] = t
@@ -184,7 +202,7 @@ func assemble(snap *Snapshot, objs *objects) {
 	snap.ConfigMaps = sortByName(dedupe(objs.configMaps, &snap.Errors))
 	snap.ConfigSchemas = sortByName(dedupe(objs.schemas, &snap.Errors))
 	snap.Workloads = dedupe(objs.workloads, &snap.Errors)
-	snap.Targets = deploymentTargets(snap, objs.targets)
+	snap.Targets = deploymentTargets(snap, objs.targets, pol)
 	snap.Broken = objs.broken
 	validatePolicies(snap)
 	snap.Incomplete = snap.Incomplete || objs.unreadable
@@ -200,10 +218,10 @@ func assemble(snap *Snapshot, objs *objects) {
 
 // deploymentTargets derives this environment's targets from the workloads, as the reference's
 // Workload controller does, and adds the ones written directly.
-func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget) []*DeploymentTarget {
+func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy) []*DeploymentTarget {
 	var out []*DeploymentTarget
 	for _, w := range snap.Workloads {
-		bad := validateTargets(w, &snap.Errors)
+		bad := validateTargets(w, &snap.Errors, pol)
 		for i, t := range w.Spec.DeploymentTargets {
 			if bad[i] {
 				snap.Incomplete = true // the target may exist under a name we cannot read

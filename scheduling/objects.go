@@ -51,7 +51,7 @@ func authoredTarget(obj Object, s *DeploymentTargetSpec) *DeploymentTarget {
 
 // validateTargets checks what strict decoding cannot, target names and labels, and returns
 // the indices of the targets that cannot be used.
-func validateTargets(w *Workload, errs *Errors) map[int]bool {
+func validateTargets(w *Workload, errs *Errors, pol Policy) map[int]bool {
 	bad := map[int]bool{}
 	seen := map[string]bool{}
 	for i, t := range w.Spec.DeploymentTargets {
@@ -70,6 +70,11 @@ func validateTargets(w *Workload, errs *Errors) map[int]bool {
 		}
 		seen[t.Name] = true
 		validateLabels(d, t.Labels, path+".labels")
+		for _, p := range validation.IsDNS1123Label(t.Environment) {
+			d.fail(d.lineOf(path+".environment", line), "%s.environment: invalid environment name %q: %s", path, t.Environment, p)
+		}
+		validateManifests(d, t.Manifests, path+".manifests", pol)
+		validateSchemaNames(d, t.ConfigSchemas, path+".configSchemas", line)
 		bad[i] = !d.ok
 	}
 	return bad

@@ -66,14 +66,14 @@ spec:
     - name: func
       labels: {purpose: test, workload: spoofed}
       environment: dev
-      manifests: {repo: r, branch: b, path: p}
+      manifests: {repo: "https://github.com/org/app-gitops", branch: b, path: p}
     - name: prod
       labels: {purpose: prod}
       environment: dev
-      manifests: {repo: r, branch: b, path: p}
+      manifests: {repo: "https://github.com/org/app-gitops", branch: b, path: p}
     - name: other
       environment: stage
-      manifests: {repo: r, branch: b, path: p}
+      manifests: {repo: "https://github.com/org/app-gitops", branch: b, path: p}
 `
 
 func fixtureSnapshot(t *testing.T, policies string) *Snapshot {

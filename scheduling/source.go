@@ -64,11 +64,13 @@ func RepoSlug(repo string) (owner, name string, err error) {
 type yamlFile struct {
 	display string
 	data    []byte
+	err     error // why the file could not be read (too large, unreadable)
 }
 
 // readYAML returns every .yaml/.yml file below dir in src, in path order, honouring the
-// `.sourceignore` file at the source root as Flux does.
-func readYAML(src Source, dir string) ([]yamlFile, error) {
+// `.sourceignore` file at the source root as Flux does. A file larger than max bytes (when max
+// is positive) or that cannot be read is returned with its error and no data.
+func readYAML(src Source, dir string, max int64) ([]yamlFile, error) {
 	ignore, err := sourceIgnore(src.FS)
 	if err != nil {
 		return nil, err
@@ -93,11 +95,12 @@ func readYAML(src Source, dir string) ([]yamlFile, error) {
 		if (ext != ".yaml" && ext != ".yml") || ignore.Match(parts, false) {
 			return nil
 		}
-		data, err := fs.ReadFile(src.FS, p)
-		if err != nil {
-			return fmt.Errorf("read %s%s: %w", src.Prefix, p, err)
+		if err := checkSize(src.FS, p, max); err != nil {
+			files = append(files, yamlFile{display: src.Prefix + p, err: err})
+			return nil
 		}
-		files = append(files, yamlFile{display: src.Prefix + p, data: data})
+		data, err := fs.ReadFile(src.FS, p)
+		files = append(files, yamlFile{display: src.Prefix + p, data: data, err: err})
 		return nil
 	})
 	if err != nil {

@@ -91,6 +91,8 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 		"KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE": keyFile,
 		"KALYPSO_RESYNC_INTERVAL":             "0",
 		"KALYPSO_LOG_FORMAT":                  "console",
+		"KALYPSO_CONTROL_PLANES":              sample.Owner + "/" + sample.ControlPlane,
+		"KALYPSO_SOURCES_MANIFEST_HOSTS":      "github.com", // the sample's application manifests
 	}
 	cfg, err := config.Load("", func(k string) string { return settings[k] })
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
+	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -34,9 +35,16 @@ func (f *inputFlags) load() (*scheduling.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	in.Policy = f.policy()
 	snap := scheduling.Load(in)
 	snap.Errors = append(errs, snap.Errors...).Sorted()
 	return snap, nil
+}
+
+// policy is what the command allows the sources, as the app does by default: YAML files up
+// to 4 MiB, and deployment targets whose manifests.repo is on the GitHub host.
+func (f *inputFlags) policy() scheduling.Policy {
+	return scheduling.Policy{ManifestHosts: []string{"github.com"}, MaxFileBytes: int64(config.DefaultMaxFileBytes)}
 }
 
 func (f *inputFlags) inputs() (scheduling.Inputs, scheduling.Errors, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
@@ -51,9 +52,11 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		return nil, err
 	}
 	clients := &serverClients{}
-	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL)
-	rec := reconcile.New(cache, clients)
-	index := reconcile.NewIndex(rec)
+	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
+	rec := reconcile.New(cache, clients, reconcile.WithPolicy(scheduling.Policy{
+		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
+	index := reconcile.NewIndex(rec, func(r reconcile.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
+	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
 	opts = append([]app.Option{

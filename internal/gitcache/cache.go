@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
@@ -31,12 +32,18 @@ type Cache struct {
 	webURL string
 	locks  sync.Map // owner/name → *sync.Mutex
 	memory sync.Map // owner/name → *git.Repository, when dir is ""
+	budget budget   // size and use of each repository, to stay within a bound
 }
 
 // New returns a cache in dir for repositories served below webURL (e.g. https://github.com);
 // with dir "" the repositories are kept in memory.
-func New(dir, webURL string) *Cache {
-	return &Cache{dir: dir, webURL: strings.TrimSuffix(webURL, "/")}
+func New(dir, webURL string, opts ...Option) *Cache {
+	c := &Cache{dir: dir, webURL: strings.TrimSuffix(webURL, "/"),
+		budget: budget{size: map[string]int64{}, used: map[string]time.Time{}, clock: time.Now}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // URL is the clone URL of a repository.
@@ -58,6 +65,9 @@ func auth(token string) transport.AuthMethod {
 	}
 	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
 }
+
+// Open returns the cached repository as it is, without fetching; hold its lock while reading it.
+func (c *Cache) Open(owner, name string) (*git.Repository, error) { return c.open(owner, name) }
 
 // open returns the cached repository, creating it (bare, with remote origin) if needed.
 func (c *Cache) open(owner, name string) (*git.Repository, error) {
@@ -102,7 +112,11 @@ func (c *Cache) Fetch(ctx context.Context, owner, name, token string, branches .
 	}
 	err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RefSpecs: specs, Auth: auth(token), Force: true, Prune: len(branches) == 0})
 	switch {
-	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+	case err == nil:
+		c.account(owner+"/"+name, repo)
+		return repo, nil
+	case errors.Is(err, git.NoErrAlreadyUpToDate):
+		c.touch(owner + "/" + name)
 		return repo, nil
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return repo, fmt.Errorf("fetch %s/%s: %w", owner, name, ErrEmpty)
@@ -176,6 +190,7 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	default:
 		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
 	}
+	c.account(owner+"/"+name, repo)
 	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
 }
 

@@ -33,15 +33,21 @@ type RepoBranch struct {
 // Index knows, per installation, the control planes and the repositories they name. It is a
 // cache: everything in it is rebuilt from GitHub when missing.
 type Index struct {
-	r     *Reconciler
-	mu    sync.Mutex
-	known map[int64]map[Repo][]EnvInfo // installation → control plane → environments
+	r       *Reconciler
+	isPlane func(Repo) bool // whether the operator declared a repository a control plane
+	mu      sync.Mutex
+	known   map[int64]map[Repo][]EnvInfo // installation → control plane → environments
 }
 
-// NewIndex returns an empty index that reads repositories through r.
-func NewIndex(r *Reconciler) *Index {
-	return &Index{r: r, known: map[int64]map[Repo][]EnvInfo{}}
+// NewIndex returns an empty index that reads repositories through r. Only the repositories for
+// which isPlane is true are read as control planes: control planes are declared by the
+// operator, never discovered, so that a workload repository cannot become one.
+func NewIndex(r *Reconciler, isPlane func(Repo) bool) *Index {
+	return &Index{r: r, isPlane: isPlane, known: map[int64]map[Repo][]EnvInfo{}}
 }
+
+// Declared reports whether the operator declared repo a control plane.
+func (ix *Index) Declared(repo Repo) bool { return ix.isPlane != nil && ix.isPlane(repo) }
 
 // Environments returns every environment of an installation, building the index if needed.
 func (ix *Index) Environments(ctx context.Context, inst int64) ([]EnvInfo, error) {
@@ -108,6 +114,9 @@ func (ix *Index) installation(ctx context.Context, inst int64) (map[Repo][]EnvIn
 		}
 		for _, repo := range list.Repositories {
 			r := Repo{Owner: repo.GetOwner().GetLogin(), Name: repo.GetName()}
+			if !ix.Declared(r) {
+				continue
+			}
 			if envs, err := ix.r.describe(ctx, inst, r); err == nil && len(envs) > 0 {
 				planes[r] = envs
 			}
@@ -127,6 +136,9 @@ func (ix *Index) installation(ctx context.Context, inst int64) (map[Repo][]EnvIn
 func (ix *Index) Refresh(ctx context.Context, inst int64, repo Repo) error {
 	if _, err := ix.installation(ctx, inst); err != nil {
 		return err
+	}
+	if !ix.Declared(repo) {
+		return nil
 	}
 	envs, err := ix.r.describe(ctx, inst, repo)
 	if err != nil && !errors.Is(err, gitcache.ErrEmpty) {

@@ -51,11 +51,34 @@ type Reconciler struct {
 	now     func() time.Time
 	envs    sync.Map // environment key → *sync.Mutex: one reconcile of an environment at a time
 	results *results // the last result of each environment, to render only what changed
+	claims  Claims   // who may write which GitOps branch; nil allows every environment
+	policy  scheduling.Policy
 }
 
+// Claims decides whether an environment may write a branch of a GitOps repository.
+type Claims interface {
+	Claim(ctx context.Context, env Env, gitops Repo, base string) error
+}
+
+// UseClaims makes every write to a GitOps repository ask c first. Call it before the
+// reconciler is used.
+func (r *Reconciler) UseClaims(c Claims) { r.claims = c }
+
 // New returns a reconciler over a git cache and installation clients.
-func New(cache *gitcache.Cache, clients Clients) *Reconciler {
-	return &Reconciler{cache: cache, clients: clients, now: time.Now, results: newResults()}
+func New(cache *gitcache.Cache, clients Clients, opts ...Option) *Reconciler {
+	r := &Reconciler{cache: cache, clients: clients, now: time.Now, results: newResults()}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Option configures a Reconciler.
+type Option func(*Reconciler)
+
+// WithPolicy bounds what is read from repositories and what workload repositories may say.
+func WithPolicy(p scheduling.Policy) Option {
+	return func(r *Reconciler) { r.policy = p }
 }
 
 // Outcome is what reconciling an environment found and did.
@@ -103,6 +126,11 @@ func (r *Reconciler) Environment(ctx context.Context, env Env) (*Outcome, error)
 		return out, fmt.Errorf("%s: %w", snap.GitOpsRepo.Ref(), err)
 	}
 	out.Base = snap.GitOpsRepo.Spec.Branch
+	if r.claims != nil {
+		if err := r.claims.Claim(ctx, env, out.GitOps, out.Base); err != nil {
+			return out, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		err = r.converge(ctx, token, out)
 		if !errors.Is(err, gitcache.ErrStale) || attempt == 3 {
@@ -134,6 +162,8 @@ func (r *Reconciler) snapshotAt(ctx context.Context, env Env, token string, main
 	if err != nil {
 		return nil, err
 	}
+	in.Policy = r.policy
+	in.Seniority = r.seniority(env.ControlPlane, in)
 	snap := scheduling.Load(in) // reads workload repositories, each under its own lock
 	snap.Errors = append(errs, snap.Errors...).Sorted()
 	return snap, nil
@@ -148,7 +178,7 @@ func (r *Reconciler) inputs(ctx context.Context, env Env, token string, main plu
 	if err != nil {
 		return scheduling.Inputs{}, nil, err
 	}
-	return gitsource.InputsWithMain(repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token}, main)
+	return gitsource.InputsWithMain(repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}, main)
 }
 
 func repoOf(url string) (Repo, error) {

@@ -11,9 +11,10 @@ import (
 
 // cachedWorkloads reads registered workload repositories through the git cache.
 type cachedWorkloads struct {
-	ctx   context.Context
-	cache *gitcache.Cache
-	token string
+	ctx      context.Context
+	cache    *gitcache.Cache
+	token    string
+	maxBytes int64 // largest file read (0: no limit)
 }
 
 // Workload implements scheduling.WorkloadSource.
@@ -32,7 +33,12 @@ func (w *cachedWorkloads) Workload(spec scheduling.ManifestsSpec) (scheduling.So
 	if head.IsZero() {
 		return scheduling.Source{}, fmt.Errorf("%s has no branch %q", repo, spec.Branch)
 	}
-	fsys, err := gitsource.TreeFS(local, head)
+	dir, err := scheduling.SubPath(spec.Path)
+	if err != nil {
+		return scheduling.Source{}, err
+	}
+	// Only the registered folder is read, and no file above the limit enters memory.
+	fsys, err := gitsource.TreeFS(local, head, gitsource.Under(dir), gitsource.MaxFileBytes(w.maxBytes))
 	if err != nil {
 		return scheduling.Source{}, err
 	}

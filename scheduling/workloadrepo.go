@@ -1,0 +1,96 @@
+package scheduling
+
+import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// keepOnlyWorkloads drops everything but Workload objects from what a workload repository
+// holds, reporting each dropped object at its file and line: a workload repository is data
+// owned by an application team, and may not bring templates, configs, targets or anything
+// else that could reach other teams' assignments.
+func (o *objects) keepOnlyWorkloads(errs *Errors) {
+	var dropped []*Object
+	for _, list := range [][]*Object{
+		refs(o.environments), refs(o.baseRepos), refs(o.gitopsRepos), refs(o.registrations),
+		refs(o.targets), refs(o.clusterTypes), refs(o.templates), refs(o.policies), refs(o.schemas),
+		refs(o.configMaps), o.foreign,
+	} {
+		dropped = append(dropped, list...)
+	}
+	var broken []*Object
+	for _, b := range o.broken {
+		if b.Kind == KindWorkload {
+			broken = append(broken, b)
+		} else {
+			dropped = append(dropped, b)
+		}
+	}
+	for _, d := range dropped {
+		errs.Add(d.Pos, d.Ref(), "only Workload objects are read from a workload repository; this %s is ignored", kindOrDocument(d.Kind))
+	}
+	*o = objects{workloads: o.workloads, broken: broken, unreadable: o.unreadable}
+}
+
+// refs returns the objects of a list of loaded objects.
+func refs[T named](list []T) []*Object {
+	out := make([]*Object, len(list))
+	for i, x := range list {
+		out[i] = x.obj()
+	}
+	return out
+}
+
+func kindOrDocument(kind string) string {
+	if kind == "" {
+		return "document"
+	}
+	return kind
+}
+
+// validateSchemaNames checks ConfigSchema names a workload refers to.
+func validateSchemaNames(d *fieldDecoder, names []string, path string, line int) {
+	for _, n := range names {
+		for _, p := range validation.IsDNS1123Subdomain(n) {
+			d.fail(d.lineOf(path, line), "%s: invalid ConfigSchema name %q: %s", path, n, p)
+		}
+	}
+}
+
+// bySeniority orders workloads so that those of older registrations come first, when two
+// registrations deliver the same name: de-duplication then keeps the older one's. Without a
+// name in common the order stays by registration name.
+func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64) {
+	if seniority == nil || !sharedName(ws) {
+		return
+	}
+	age := map[*WorkloadRegistration]int64{}
+	for _, w := range ws {
+		if _, ok := age[w.Registration]; !ok && w.Registration != nil {
+			age[w.Registration] = seniority(w.Registration)
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool {
+		return age[ws[i].Registration] < age[ws[j].Registration]
+	})
+}
+
+// sharedName reports whether two workloads of different registrations may produce the same
+// Workload or deployment-target name (a-b with target c and a with target b-c both give a-b-c).
+func sharedName(ws []*Workload) bool {
+	owner := map[string]*WorkloadRegistration{}
+	for _, w := range ws {
+		names := []string{"workload/" + w.Name}
+		for _, t := range w.Spec.DeploymentTargets {
+			names = append(names, "target/"+TargetName(w.Name, t.Name))
+		}
+		for _, n := range names {
+			if r, ok := owner[n]; ok && r != w.Registration {
+				return true
+			}
+			owner[n] = w.Registration
+		}
+	}
+	return false
+}
