@@ -757,9 +757,9 @@ func TestHelmFullValues(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the pod's settings do not load: %v", err)
 	}
-	if cfg.GitHub.App.IntegrationID != 1234567 || cfg.Workers != 8 || cfg.Log.Format != "console" {
-		t.Errorf("settings: integrationID %d, workers %d, log.format %s; want the values of %s",
-			cfg.GitHub.App.IntegrationID, cfg.Workers, cfg.Log.Format, fullValues)
+	if cfg.GitHub.App.IntegrationID != 1234567 || cfg.Workers != 8 || cfg.Log.Format != "console" || len(cfg.ControlPlanes) != 2 {
+		t.Errorf("settings: integrationID %d, workers %d, log.format %s, controlPlanes %v; want the values of %s",
+			cfg.GitHub.App.IntegrationID, cfg.Workers, cfg.Log.Format, cfg.ControlPlanes, fullValues)
 	}
 	if cfg.Server.Address != ":8081" {
 		t.Errorf("server.address %q, want :8081 (containerPorts.http)", cfg.Server.Address)
@@ -982,8 +982,9 @@ func TestKustomizeOverlayFromREADME(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the pod's settings do not load: %v", err)
 	}
-	if cfg.GitHub.App.IntegrationID != 123456 || cfg.GitHub.App.WebhookSecret.Value() != "s3cret" {
-		t.Error("the overlay's App ID or webhook secret does not reach the app")
+	if cfg.GitHub.App.IntegrationID != 123456 || cfg.GitHub.App.WebhookSecret.Value() != "s3cret" ||
+		!slices.Equal(cfg.ControlPlanes, []string{"my-org/platform-control-plane"}) {
+		t.Error("the overlay's App ID, control planes or webhook secret do not reach the app")
 	}
 	if p.privateKey != string(testKey(t)) {
 		t.Error("the mounted private key is not the overlay's private-key.pem")
