@@ -385,6 +385,10 @@ func checkWorkload(t *testing.T, r *rendered) {
 	if c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().IsZero() {
 		t.Errorf("resources %v: want a memory request and limit", c.Resources)
 	}
+	if e, _ := envValue(c, "GOMEMLIMIT"); e.ValueFrom == nil || e.ValueFrom.ResourceFieldRef == nil ||
+		e.ValueFrom.ResourceFieldRef.Resource != "limits.memory" || e.ValueFrom.ResourceFieldRef.ContainerName != c.Name {
+		t.Errorf("GOMEMLIMIT %v: want the container's memory limit", e.ValueFrom)
+	}
 
 	// Volumes: every mount has its volume; /tmp is writable.
 	volumes := map[string]corev1.Volume{}
@@ -579,6 +583,8 @@ func podView(t *testing.T, r *rendered, external map[string]map[string]string) p
 				t.Fatalf("env %s refers to key %s of Secret %s, which does not exist", e.Name, ref.Key, ref.Name)
 			}
 			p.env[e.Name] = v
+		case e.ValueFrom.ResourceFieldRef != nil && !strings.HasPrefix(e.Name, config.EnvPrefix):
+			// GOMEMLIMIT: read by the Go runtime, not by the settings.
 		default:
 			t.Fatalf("env %s: unexpected valueFrom %v", e.Name, e.ValueFrom)
 		}
