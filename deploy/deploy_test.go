@@ -773,7 +773,7 @@ func TestHelmFullValues(t *testing.T) {
 	if cfg.GitHub.App.WebhookSecret.Value() != "0123456789abcdef" {
 		t.Error("the webhook secret does not reach the app")
 	}
-	if !strings.Contains(p.privateKey, "BEGIN RSA PRIVATE KEY") {
+	if p.privateKey != "placeholder-for-the-apps-pem-key" {
 		t.Errorf("private key file content %q: want github.privateKey", p.privateKey)
 	}
 	checkCacheVolume(t, r, cfg.Cache.Dir)
@@ -835,7 +835,7 @@ func TestHelmExistingSecret(t *testing.T) {
 		t.Error("checksum/secret annotation with an existing Secret")
 	}
 	p := podView(t, r, map[string]map[string]string{"kalypso-github": {
-		"private-key.pem": "-----BEGIN RSA PRIVATE KEY-----", "webhook-secret": "s3cret",
+		"private-key.pem": "fake-key", "webhook-secret": "s3cret",
 	}})
 	cfg, err := p.load()
 	if err != nil {
@@ -921,7 +921,7 @@ func TestKustomizeBase(t *testing.T) {
 	checkWorkload(t, r)
 	// The Secret is the installation's: the base only refers to it.
 	p := podView(t, r, map[string]map[string]string{"kalypso-github": {
-		"private-key.pem": "-----BEGIN RSA PRIVATE KEY-----", "webhook-secret": "s3cret",
+		"private-key.pem": "fake-key", "webhook-secret": "s3cret",
 	}})
 	requireIncomplete(t, p)
 	if p.env["KALYPSO_GITHUB_APP_WEBHOOK_SECRET"] != "s3cret" {
