@@ -2,14 +2,24 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: all build test e2e demo bench vet fmt
+.PHONY: all build test e2e demo bench vet fmt tools deploy-check
+
+# Pinned tools for the deployment checks (deploy/), built from source with the Go
+# toolchain into bin/tools once; a version change installs the new version.
+TOOLS_DIR := $(CURDIR)/bin/tools
+HELM_VERSION := v3.22.0
+KUSTOMIZE_VERSION := v5.8.2
+HELM_STAMP := $(TOOLS_DIR)/.helm-$(HELM_VERSION)
+KUSTOMIZE_STAMP := $(TOOLS_DIR)/.kustomize-$(KUSTOMIZE_VERSION)
+export KALYPSO_TEST_HELM := $(TOOLS_DIR)/helm
+export KALYPSO_TEST_KUSTOMIZE := $(TOOLS_DIR)/kustomize
 
 all: build
 
 build: ## build the kalypso binary into ./bin
 	$(GO) build -trimpath -o bin/kalypso ./cmd/kalypso
 
-test: vet ## run every test (unit, conformance, end to end)
+test: vet tools ## run every test (unit, conformance, end to end, Helm chart and kustomize base)
 	$(GO) test -count=1 -timeout 15m ./...
 
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
@@ -20,6 +30,23 @@ demo: ## run the demo on the built-in sample control plane
 
 bench: ## measure the 100 × 1,000 fleet (100,000 assignments)
 	$(GO) run ./cmd/kalypso bench --cluster-types 100 --workloads 100 --targets-per-workload 10 --configs 5
+
+tools: $(HELM_STAMP) $(KUSTOMIZE_STAMP) ## install helm and kustomize (pinned) into bin/tools
+
+$(HELM_STAMP):
+	@mkdir -p $(TOOLS_DIR)
+	GOBIN=$(TOOLS_DIR) CGO_ENABLED=0 $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	@rm -f $(TOOLS_DIR)/.helm-*
+	@touch $@
+
+$(KUSTOMIZE_STAMP):
+	@mkdir -p $(TOOLS_DIR)
+	GOBIN=$(TOOLS_DIR) CGO_ENABLED=0 $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+	@rm -f $(TOOLS_DIR)/.kustomize-*
+	@touch $@
+
+deploy-check: tools ## lint and render the Helm chart and the kustomize base, decode every object strictly
+	$(GO) test -count=1 ./deploy/...
 
 vet:
 	$(GO) vet ./...

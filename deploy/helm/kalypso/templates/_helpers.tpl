@@ -1,0 +1,93 @@
+{{/* Name of the chart, overridable with nameOverride. */}}
+{{- define "kalypso.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Fully qualified name of the release's objects. */}}
+{{- define "kalypso.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "kalypso.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels of every object. */}}
+{{- define "kalypso.labels" -}}
+helm.sh/chart: {{ include "kalypso.chart" . }}
+{{ include "kalypso.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Labels selecting the pods. */}}
+{{- define "kalypso.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kalypso.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "kalypso.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "kalypso.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Secret holding the private key and the webhook secret. */}}
+{{- define "kalypso.secretName" -}}
+{{- default (include "kalypso.fullname" .) .Values.github.existingSecret }}
+{{- end }}
+
+{{- define "kalypso.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/* Directory of the mounted config file and of the mounted private key. */}}
+{{- define "kalypso.configDir" -}}/etc/kalypso/config{{- end }}
+{{- define "kalypso.secretDir" -}}/etc/kalypso/secret{{- end }}
+
+{{/*
+Refuses settings in .Values.config that the chart manages itself, naming the value to
+use instead.
+*/}}
+{{- define "kalypso.checkConfig" -}}
+{{- $c := .Values.config | default dict }}
+{{- if not (kindIs "map" $c) }}
+{{- fail "config must be a map of settings (docs/configuration.md)" }}
+{{- end }}
+{{- $server := dig "server" dict $c }}
+{{- if and (kindIs "map" $server) (hasKey $server "address") }}
+{{- fail "config.server.address is set by the chart: use containerPorts.http" }}
+{{- end }}
+{{- if and (kindIs "map" $server) (hasKey $server "managementAddress") }}
+{{- fail "config.server.managementAddress is set by the chart: use containerPorts.management" }}
+{{- end }}
+{{- $app := dig "github" "app" dict $c }}
+{{- range $k := list "privateKey" "privateKeyFile" "webhookSecret" }}
+{{- if and (kindIs "map" $app) (hasKey $app $k) }}
+{{- fail (printf "config.github.app.%s is set by the chart from a Secret: use github.existingSecret or github.privateKey and github.webhookSecret" $k) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.github.existingSecret (or .Values.github.privateKey .Values.github.webhookSecret) }}
+{{- fail "set either github.existingSecret or github.privateKey and github.webhookSecret, not both" }}
+{{- end }}
+{{- end }}
+
+{{/* The git cache directory (config.cache.dir), empty when the cache is in memory. */}}
+{{- define "kalypso.cacheDir" -}}
+{{- dig "cache" "dir" "" (.Values.config | default dict) }}
+{{- end }}
