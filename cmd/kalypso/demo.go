@@ -202,7 +202,7 @@ func (w *demoWorld) showPRs(title string) {
 		head, _ := w.sim.BranchSHA(sample.Owner, sample.GitOpsRepo, pr.GetHead().GetRef())
 		fmt.Fprintf(w.out, "  #%d %s (%s → %s, head %s)\n", pr.GetNumber(), pr.GetTitle(), pr.GetHead().GetRef(), pr.GetBase().GetRef(), short(head))
 		for _, line := range strings.Split(pr.GetBody(), "\n") {
-			if strings.HasPrefix(line, "|") || strings.Contains(line, "files added") || strings.HasPrefix(line, "- `") {
+			if strings.HasPrefix(line, "|") || strings.Contains(line, " added, ") || strings.HasPrefix(line, "- `") {
 				fmt.Fprintf(w.out, "      %s\n", line)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 )
 
 // GitHub's limits on check runs.
@@ -139,11 +141,11 @@ func checkTitle(out *Outcome, failure error) string {
 	case failure != nil:
 		return "could not reconcile " + out.Env.Name
 	case len(out.Result.Errors) > 0:
-		return fmt.Sprintf("%d errors in %s", len(out.Result.Errors), out.Env.Name)
+		return fmt.Sprintf("%s in %s", plural.Count(len(out.Result.Errors), "error"), out.Env.Name)
 	case out.PR != nil:
-		return fmt.Sprintf("%s: %d assignments, pull request #%d", out.Env.Name, len(out.Result.Outputs), out.PR.GetNumber())
+		return fmt.Sprintf("%s: %s, pull request #%d", out.Env.Name, plural.Count(len(out.Result.Outputs), "assignment"), out.PR.GetNumber())
 	}
-	return fmt.Sprintf("%s: %d assignments, GitOps branch up to date", out.Env.Name, len(out.Result.Outputs))
+	return fmt.Sprintf("%s: %s, GitOps branch up to date", out.Env.Name, plural.Count(len(out.Result.Outputs), "assignment"))
 }
 
 func checkSummary(out *Outcome, failure error) string {
@@ -152,8 +154,8 @@ func checkSummary(out *Outcome, failure error) string {
 		fmt.Fprintf(&b, "**Error:** %s\n\n", failure)
 	}
 	if out.Result != nil {
-		fmt.Fprintf(&b, "Environment **%s**: %d assignments rendered, %d failed, %d errors.\n\n",
-			out.Env.Name, len(out.Result.Outputs), len(out.Result.Failed), len(out.Result.Errors))
+		fmt.Fprintf(&b, "Environment **%s**: %s rendered, %d failed, %s.\n\n",
+			out.Env.Name, plural.Count(len(out.Result.Outputs), "assignment"), len(out.Result.Failed), plural.Count(len(out.Result.Errors), "error"))
 	}
 	if out.PR != nil {
 		fmt.Fprintf(&b, "Pull request: [%s#%d](%s)\n\n", out.GitOps, out.PR.GetNumber(), out.PR.GetHTMLURL())

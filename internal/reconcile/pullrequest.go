@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/plural"
+
 	"github.com/kalypso-gitops/kalypso/render"
 )
 
@@ -44,7 +46,7 @@ func prBody(out *Outcome) string {
 		fmt.Fprintf(&b, "- %s `%s`\n", s.Name, s.Commit)
 	}
 	if errs := out.Result.Errors; len(errs) > 0 {
-		fmt.Fprintf(&b, "\n### %d errors (the affected assignments keep their last good manifests)\n\n", len(errs))
+		fmt.Fprintf(&b, "\n### %s (the affected assignments keep their last good manifests)\n\n", plural.Count(len(errs), "error"))
 		for _, e := range errs {
 			fmt.Fprintf(&b, "- `%s`\n", e)
 		}
@@ -59,7 +61,7 @@ func PlanMarkdown(p *render.Plan) string {
 	}
 	var b strings.Builder
 	a, c, r := p.Count()
-	fmt.Fprintf(&b, "%d files added, %d changed, %d removed.\n", a, c, r)
+	fmt.Fprintf(&b, "%s added, %d changed, %d removed.\n", plural.Count(a, "file"), c, r)
 	if len(p.Groups) > 0 {
 		b.WriteString("\n| cluster type | assignment | added | changed | removed |\n|---|---|---|---|---|\n")
 	}

@@ -20,12 +20,12 @@ func startPhases(ctx context.Context) *phases {
 // done records how long the step since the previous one took.
 func (p *phases) done(step string) {
 	now := time.Now()
-	p.event = p.event.Dur(step, now.Sub(p.last))
+	p.event = p.event.Float64(step+"_ms", float64(now.Sub(p.last).Microseconds())/1000)
 	p.last = now
 }
 
 // log writes the steps.
-func (p *phases) log(env string) { p.event.Str("environment", env).Msg("reconcile phases (ms)") }
+func (p *phases) log(env string) { p.event.Str("environment", env).Msg("reconcile phases") }
 
 type phasesKey struct{}
 
