@@ -174,13 +174,14 @@ func annotate(c Commit, out *Outcome, failure error) ([]*github.CheckRunAnnotati
 		return nil, ""
 	}
 	for _, e := range out.Result.Errors {
-		if path, ok := ownPath(c, e.Pos.File); ok && e.Pos.Line > 0 {
+		if path, ok := ownPath(c, e.Pos.File); ok && path != "" {
 			msg := e.Msg
 			if e.Object != "" {
 				msg = e.Object + ": " + msg
 			}
-			anns = append(anns, &github.CheckRunAnnotation{Path: github.String(path), StartLine: github.Int(e.Pos.Line),
-				EndLine: github.Int(e.Pos.Line), AnnotationLevel: github.String("failure"), Message: github.String(msg)})
+			line := max(e.Pos.Line, 1) // an error about a whole file (too large, unreadable) is shown on its first line
+			anns = append(anns, &github.CheckRunAnnotation{Path: github.String(path), StartLine: github.Int(line),
+				EndLine: github.Int(line), AnnotationLevel: github.String("failure"), Message: github.String(msg)})
 			continue
 		}
 		fmt.Fprintf(&text, "- `%s`\n", e)
