@@ -187,6 +187,52 @@ spec:
 			rendered: []string{largeTemplates},
 		},
 		{
+			name: "YAML injection through a workload value",
+			break_: func(t *testing.T, f *fleetFixture) {
+				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana",
+					`path: "./grafana\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`)
+			},
+			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value`,
+			missing:  []string{smallGrafana},
+			rendered: []string{largeTemplates},
+		},
+		{
+			name: "template in a workload value",
+			break_: func(t *testing.T, f *fleetFixture) {
+				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana", `path: '{{ .ConfigData | toYaml | b64enc }}'`)
+			},
+			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value "\{\{ .ConfigData`,
+			missing:  []string{smallGrafana},
+			rendered: []string{largeTemplates},
+		},
+		{
+			name: "workload repository on another host",
+			break_: func(t *testing.T, f *fleetFixture) {
+				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana", "path: ./grafana\n        extra: x")
+				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml",
+					"repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./grafana",
+					"repo: https://evil.example.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./grafana")
+			},
+			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.repo: repository "https://evil.example.com/microsoft/kalypso-svc-gitops" is not on an allowed host \(github.com\)`,
+			missing:  []string{smallGrafana},
+			rendered: []string{largeTemplates},
+		},
+		{
+			name: "platform config smuggled into a workload repository",
+			break_: func(t *testing.T, f *fleetFixture) {
+				f.write(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/config.yaml", `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: aaa-config
+  labels: {platform-config: "true"}
+data:
+  ENVIRONMENT: [broken
+`)
+			},
+			want:     `workloads/config.yaml:1: YAML syntax error|workloads/config.yaml:\d+: ConfigMap "aaa-config": only Workload objects are read from a workload repository`,
+			rendered: []string{largeTemplates, smallGrafana},
+		},
+		{
 			name: "invalid name",
 			break_: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "name: small", "name: Small_Clusters")
