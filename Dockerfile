@@ -17,6 +17,7 @@ RUN go build -trimpath -ldflags="-s -w" -o /out/kalypso ./cmd/kalypso
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/kalypso /kalypso
 USER nonroot
-EXPOSE 8080
+# 8080: webhooks and probes (public). 9090: /metrics and probes (management; keep it internal).
+EXPOSE 8080 9090
 ENTRYPOINT ["/kalypso"]
 CMD ["serve", "--config", "/etc/kalypso/config.yml"]

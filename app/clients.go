@@ -20,7 +20,7 @@ func (s *Server) newClientCreator(gh githubapp.Config) (githubapp.ClientCreator,
 	opts := []githubapp.ClientOption{
 		githubapp.WithClientUserAgent("kalypso/" + s.opts.version),
 		githubapp.WithClientTimeout(s.cfg.GitHub.Timeout.Std()),
-		githubapp.WithTransport(s.opts.transport),
+		githubapp.WithTransport(s.transport),
 		githubapp.WithClientMiddleware(
 			s.retrying,
 			githubapp.ClientLogging(zerolog.DebugLevel),

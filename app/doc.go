@@ -5,17 +5,34 @@
 //
 // # Routes
 //
+// The public listener (server.address):
+//
 //	POST /api/github/hook   webhook deliveries (HMAC-SHA256 signature required)
-//	GET  /healthz           200 "ok"
+//	GET  /healthz           liveness: 200 "ok"
+//	GET  /readyz            readiness: 200 "ready", or 503 "not ready: <reasons>"
+//
+// The management listener (server.managementAddress; never expose it publicly):
+//
+//	GET  /healthz, /readyz  as above
 //	GET  /metrics           Prometheus text exposition format
 //
-// A delivery is answered as soon as its signature is checked and it is queued:
-// 200 (handled event or ping), 202 (event type without a handler), 400 (bad or
-// missing signature, bad headers), 413 (over 25 MB), 503 (queue full or
-// shutting down). workers goroutines take events from a queue of queueSize;
-// each event runs under handlerTimeout with a context detached from the HTTP
-// request. Events are not persisted: a lost or refused delivery is caught up
-// by the periodic resync.
+// A delivery is refused before its body is read when it has no well-formed
+// X-Hub-Signature-256 header (400; the SHA-1 X-Hub-Signature is not accepted)
+// or no X-GitHub-Event (400), when its Content-Length is over 25 MB (413), or
+// when server.maxConcurrentBodies bodies are already being read (503). Its body
+// is then read within server.readTimeout into a reusable buffer of its slot and
+// its signature checked (400). A valid delivery is answered as soon as it is
+// queued: 200 (handled event or ping), 202 (event type without a handler), 503
+// (queue full or shutting down). workers goroutines take events from a queue of
+// queueSize; each event runs under handlerTimeout with a context detached from
+// the HTTP request. Events are not persisted: a lost or refused delivery is
+// caught up by the periodic resync. Both listeners apply server.readHeaderTimeout,
+// server.readTimeout, server.writeTimeout, server.idleTimeout and server.maxHeaderBytes.
+//
+// /readyz is 200 once the app has authenticated as the App (a request signed
+// with its JWT answered 2xx; Run calls GET /app at start) and its first resync
+// has finished, and while fewer than 3 GitHub API requests in a row failed
+// (transport error, 5xx or 401) and it is not shutting down; see readiness.go.
 //
 // # Handlers
 //
@@ -48,6 +65,7 @@
 //
 //	kalypso_webhooks_received_total{event}           counter
 //	kalypso_webhooks_failed_total{event}             counter
+//	kalypso_webhooks_rejected_total{reason}          counter (signature, bad_request, too_large, busy, queue_full, shutting_down)
 //	kalypso_reconcile_duration_seconds{trigger,outcome}  summary (trigger: webhook, resync)
 //	kalypso_github_rate_limit_remaining{resource}    gauge
 //	kalypso_github_retries_total{reason}             counter
@@ -61,7 +79,9 @@
 //
 // # Lifecycle
 //
-// Run listens, runs the resync at start and then resync.interval after the end
-// of each run (never two at once; an error is logged, not fatal), and on
-// context cancellation shuts down gracefully within server.shutdownTimeout.
+// Run listens on both addresses, authenticates as the App, runs the resync at
+// start and then resync.interval after the end of each run (never two at
+// once; an error is logged, not fatal), and on context cancellation shuts down
+// gracefully within server.shutdownTimeout: /readyz turns 503, the public
+// listener closes, the work drains, then the management listener closes.
 package app

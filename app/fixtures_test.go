@@ -62,12 +62,24 @@ type fakeGitHub struct {
 	*httptest.Server
 	tokenRequests atomic.Int32
 	apiRequests   atomic.Int32
+	appRequests   atomic.Int32
 	userAgents    sync.Map
+	// failWith, when not 0, is the status every request is answered with.
+	failWith atomic.Int32
 }
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	f := &fakeGitHub{}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v3/app", func(w http.ResponseWriter, r *http.Request) {
+		f.appRequests.Add(1)
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+			http.Error(w, `{"message":"JWT required"}`, http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":1234,"slug":"kalypso"}`)
+	})
 	mux.HandleFunc("POST /api/v3/app/installations/{id}/access_tokens", func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
 			http.Error(w, `{"message":"JWT required"}`, http.StatusUnauthorized)
@@ -91,7 +103,13 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 		w.Header().Set("X-RateLimit-Resource", "core")
 		fmt.Fprintf(w, `{"name":%q,"owner":{"login":%q}}`, r.PathValue("repo"), r.PathValue("owner"))
 	})
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if status := int(f.failWith.Load()); status != 0 {
+			http.Error(w, `{"message":"failing"}`, status)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(f.Close)
 	return f
 }
@@ -101,6 +119,7 @@ func testConfig(t *testing.T, apiURL string) *config.Config {
 	t.Helper()
 	cfg := config.Default(func(string) string { return "" })
 	cfg.Server.Address = "127.0.0.1:0"
+	cfg.Server.ManagementAddress = "127.0.0.1:0"
 	cfg.Server.ShutdownTimeout = config.Duration(5 * time.Second)
 	cfg.GitHub.V3APIURL = apiURL + "/api/v3/"
 	cfg.GitHub.GraphQLURL = apiURL + "/api/graphql"
@@ -128,7 +147,8 @@ func newTestServer(t *testing.T, cfg *config.Config, opts ...Option) (*Server, *
 
 // running is a Server started by start.
 type running struct {
-	url    string
+	url    string // public listener
+	mgmt   string // management listener
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -145,6 +165,7 @@ func start(t *testing.T, s *Server) *running {
 		t.Fatalf("Run returned before listening: %v", err)
 	}
 	r.url = "http://" + s.Addr()
+	r.mgmt = "http://" + s.ManagementAddr()
 	t.Cleanup(func() { cancel(); <-r.done })
 	return r
 }

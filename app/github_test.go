@@ -57,7 +57,7 @@ func TestInstallationClientMiddlewareAndMetrics(t *testing.T) {
 	gh.userAgents.Range(func(k, _ any) bool { ua = k.(string); return false })
 	assert.True(t, strings.HasPrefix(ua, "kalypso/test"), ua)
 
-	rec := httptestGet(t, s, "/metrics")
+	rec := httptestGet(t, s.ManagementHandler(), "/metrics")
 	for _, want := range []string{
 		"# TYPE kalypso_github_rate_limit_remaining gauge\nkalypso_github_rate_limit_remaining{resource=\"core\"} 4987\n",
 		"# TYPE github_requests counter\ngithub_requests 1\n",
@@ -128,11 +128,11 @@ func pushWithToken(ctx context.Context, s *Server, installationID int64) error {
 	return fmt.Errorf("push https://x-access-token:%s@example.com/octo/gitops.git: %w", tok, errors.New("rejected"))
 }
 
-// httptestGet serves path through the handler and returns the body.
-func httptestGet(t *testing.T, s *Server, path string) string {
+// httptestGet serves path through h and returns the body.
+func httptestGet(t *testing.T, h http.Handler, path string) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	return rec.Body.String()
 }

@@ -12,6 +12,7 @@ import (
 const (
 	MetricWebhooksReceived   = "kalypso_webhooks_received_total"
 	MetricWebhooksFailed     = "kalypso_webhooks_failed_total"
+	MetricWebhooksRejected   = "kalypso_webhooks_rejected_total"
 	MetricReconcileDuration  = "kalypso_reconcile_duration_seconds"
 	MetricRateLimitRemaining = "kalypso_github_rate_limit_remaining"
 	MetricGitHubRetries      = "kalypso_github_retries_total"

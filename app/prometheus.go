@@ -180,6 +180,8 @@ func metricHelp(name string) string {
 		return "Webhook deliveries received, by event type (unhandled types are counted as other)."
 	case MetricWebhooksFailed:
 		return "Webhook deliveries rejected or whose processing failed, by event type."
+	case MetricWebhooksRejected:
+		return "Webhook deliveries refused before being queued, by reason."
 	case MetricReconcileDuration:
 		return "Duration of webhook processing and resync runs, by trigger and outcome."
 	case MetricRateLimitRemaining:

@@ -11,34 +11,40 @@ import (
 	"time"
 )
 
-// readHeaderTimeout bounds how long a client may take to send request headers.
-const readHeaderTimeout = 10 * time.Second
+// managementCloseTimeout bounds the wait for scrapes in progress once the work has drained.
+const managementCloseTimeout = time.Second
 
-// Run listens on server.address, runs the resync at start and every
-// resync.interval, and serves until ctx ends. It then shuts down gracefully:
-// it stops accepting requests, lets queued and running webhook work and the
-// current resync finish within server.shutdownTimeout, and returns. Work still
-// running after that has its context cancelled and is reported in the error.
+// Run listens on server.address (webhook and probes) and
+// server.managementAddress (probes and metrics), authenticates as the App,
+// runs the resync at start and every resync.interval, and serves until ctx
+// ends. It then shuts down gracefully: /readyz turns 503, the public listener
+// stops accepting requests, queued and running webhook work and the current
+// resync may finish within server.shutdownTimeout, and the management
+// listener closes last. Work still running after that has its context
+// cancelled and is reported in the error.
 func (s *Server) Run(ctx context.Context) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("app: Run called twice")
 	}
-	ln, err := net.Listen("tcp", s.cfg.Server.Address)
+	pubLn, err := net.Listen("tcp", s.cfg.Server.Address)
 	if err != nil {
-		return fmt.Errorf("app: listen on %s: %w", s.cfg.Server.Address, err)
+		return fmt.Errorf("app: listen on %s (server.address): %w", s.cfg.Server.Address, err)
 	}
-	srv := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ErrorLog:          log.New(s.logger, "", 0),
+	mgmtLn, err := net.Listen("tcp", s.cfg.Server.ManagementAddress)
+	if err != nil {
+		_ = pubLn.Close()
+		return fmt.Errorf("app: listen on %s (server.managementAddress): %w", s.cfg.Server.ManagementAddress, err)
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	s.setAddr(ln.Addr())
-	s.logger.Info().Str("address", s.Addr()).Msg("listening")
+	public, management := s.httpServer(s.handler), s.httpServer(s.management)
+	serveErr := make(chan error, 2)
+	go func() { serveErr <- public.Serve(pubLn) }()
+	go func() { serveErr <- management.Serve(mgmtLn) }()
+	s.setAddrs(pubLn.Addr(), mgmtLn.Addr())
+	s.logger.Info().Str("address", s.Addr()).Str("management_address", s.ManagementAddr()).Msg("listening")
 
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	defer stopLoop()
+	s.startAppCheck()
 	resyncDone := s.startResync(loopCtx)
 
 	var runErr error
@@ -48,19 +54,36 @@ func (s *Server) Run(ctx context.Context) error {
 		runErr = fmt.Errorf("app: serve HTTP: %w", err)
 	}
 	stopLoop()
-	return errors.Join(runErr, s.shutdown(srv, resyncDone))
+	return errors.Join(runErr, s.shutdown(public, management, resyncDone))
 }
 
-// shutdown stops the HTTP server, then waits for webhook work and the resync
-// loop within shutdownTimeout; finally it cancels whatever is left.
-func (s *Server) shutdown(srv *http.Server, resyncDone <-chan struct{}) error {
+// httpServer builds an HTTP server with the server.* timeouts and limits.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	c := s.cfg.Server
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: c.ReadHeaderTimeout.Std(),
+		ReadTimeout:       c.ReadTimeout.Std(),
+		WriteTimeout:      c.WriteTimeout.Std(),
+		IdleTimeout:       c.IdleTimeout.Std(),
+		MaxHeaderBytes:    c.MaxHeaderBytes,
+		ErrorLog:          log.New(s.logger, "", 0),
+	}
+}
+
+// shutdown stops the public HTTP server, then waits for webhook work and the
+// resync loop within shutdownTimeout, cancels whatever is left, and finally
+// closes the management server.
+func (s *Server) shutdown(public, management *http.Server, resyncDone <-chan struct{}) error {
 	s.logger.Info().Msg("shutting down: refusing new webhooks, waiting for queued and running work")
+	s.readiness.setStopping()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Server.ShutdownTimeout.Std())
 	defer cancel()
+	defer s.closeManagement(management)
 	defer s.stopWork()
 	var errs []error
-	if err := srv.Shutdown(ctx); err != nil {
-		_ = srv.Close()
+	if err := public.Shutdown(ctx); err != nil {
+		_ = public.Close()
 		errs = append(errs, fmt.Errorf("app: stop HTTP server: %w", err))
 	}
 	if err := s.inflight.drain(ctx); err != nil {
@@ -80,11 +103,21 @@ func (s *Server) shutdown(srv *http.Server, resyncDone <-chan struct{}) error {
 	return nil
 }
 
+// closeManagement stops the management server, letting scrapes in progress end briefly.
+func (s *Server) closeManagement(management *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), managementCloseTimeout)
+	defer cancel()
+	if err := management.Shutdown(ctx); err != nil {
+		_ = management.Close()
+	}
+}
+
 // startResync runs the resync loop in the background; the returned channel
 // closes when the loop has stopped and its last run has returned.
 func (s *Server) startResync(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
 	if s.opts.resync == nil {
+		s.readiness.setResynced()
 		close(done)
 		return done
 	}
@@ -96,11 +129,13 @@ func (s *Server) startResync(ctx context.Context) <-chan struct{} {
 }
 
 // resyncLoop runs the resync now and then resync.interval after each run ends,
-// so two runs never overlap, until ctx ends.
+// so two runs never overlap, until ctx ends. The end of the first run, with or
+// without errors, counts for readiness.
 func (s *Server) resyncLoop(ctx context.Context) {
 	interval := s.cfg.Resync.Interval.Std()
 	for ctx.Err() == nil {
 		s.runResync()
+		s.readiness.setResynced()
 		if interval <= 0 {
 			return
 		}

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bradleyfalzon/ghinstallation/v2"
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
@@ -18,17 +17,22 @@ import (
 	"github.com/kalypso-gitops/kalypso/config"
 )
 
-// Server is the GitHub App: webhook endpoint, GitHub clients, metrics and the resync loop.
+// Server is the GitHub App: webhook endpoint, GitHub clients, probes, metrics and the resync loop.
 type Server struct {
-	cfg      *config.Config
-	opts     options
-	logger   zerolog.Logger
-	registry metrics.Registry
-	clients  githubapp.ClientCreator
-	tokens   *tokenSource
-	events   map[string]bool
-	handler  http.Handler
-	inflight *tracker
+	cfg        *config.Config
+	opts       options
+	logger     zerolog.Logger
+	registry   metrics.Registry
+	transport  http.RoundTripper // the base of every GitHub API client, observed for readiness
+	appCheck   http.RoundTripper // signs GET /app with the App's JWT
+	clients    githubapp.ClientCreator
+	tokens     *tokenSource
+	events     map[string]bool
+	webhook    *webhook
+	handler    http.Handler
+	management http.Handler
+	inflight   *tracker
+	readiness  *readiness
 
 	workCtx  context.Context
 	stopWork context.CancelFunc
@@ -36,6 +40,7 @@ type Server struct {
 	ready    chan struct{}
 	addrMu   sync.Mutex
 	addr     string
+	mgmtAddr string
 }
 
 // New validates cfg and wires the GitHub clients, the webhook dispatcher and the HTTP routes.
@@ -51,13 +56,14 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, opts: o, logger: logger, registry: o.registry, inflight: &tracker{}, ready: make(chan struct{})}
+	s := &Server{cfg: cfg, opts: o, logger: logger, registry: o.registry, inflight: &tracker{}, readiness: &readiness{}, ready: make(chan struct{})}
+	s.transport = s.observeGitHub(o.transport)
 	s.workCtx, s.stopWork = context.WithCancel(context.Background())
 	if err := s.wireGitHub(); err != nil {
 		return nil, err
 	}
 	s.events = handledEvents(o.handlers)
-	s.handler = s.routes()
+	s.handler, s.management = s.routes()
 	return s, nil
 }
 
@@ -75,30 +81,36 @@ func (s *Server) wireGitHub() error {
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
-	if _, err := ghinstallation.NewAppsTransport(s.opts.transport, gh.App.IntegrationID, []byte(gh.App.PrivateKey)); err != nil {
+	if s.appCheck, err = s.newAppCheckTransport([]byte(gh.App.PrivateKey)); err != nil {
 		return fmt.Errorf("app: %w", s.cfg.PrivateKeyError([]byte(gh.App.PrivateKey), err))
 	}
 	if s.clients, err = s.newClientCreator(gh); err != nil {
 		return fmt.Errorf("app: GitHub client creator: %w", err)
 	}
-	s.tokens = newTokenSource(s.cfg, []byte(gh.App.PrivateKey), s.retrying(s.opts.transport))
+	s.tokens = newTokenSource(s.cfg, []byte(gh.App.PrivateKey), s.retrying(s.transport))
 	return nil
 }
 
-// routes builds the HTTP routes.
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("POST "+githubapp.DefaultWebhookRoute, s.newWebhookHandler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("ok"))
-	})
-	mux.HandleFunc("GET /metrics", s.serveMetrics)
-	return mux
+// routes builds the routes of the public listener (webhook and probes) and of
+// the management listener (probes and metrics).
+func (s *Server) routes() (public, management http.Handler) {
+	s.webhook = s.newWebhookHandler()
+	pub := http.NewServeMux()
+	pub.Handle("POST "+githubapp.DefaultWebhookRoute, s.webhook)
+	pub.HandleFunc("GET /healthz", s.serveHealthz)
+	pub.HandleFunc("GET /readyz", s.serveReadyz)
+	mgmt := http.NewServeMux()
+	mgmt.HandleFunc("GET /healthz", s.serveHealthz)
+	mgmt.HandleFunc("GET /readyz", s.serveReadyz)
+	mgmt.HandleFunc("GET /metrics", s.serveMetrics)
+	return pub, mgmt
 }
 
-// Handler returns the HTTP handler (webhook, health and metrics routes), for tests and embedding.
+// Handler returns the public HTTP handler (webhook and probes), for tests and embedding.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// ManagementHandler returns the management HTTP handler (probes and /metrics), for tests and embedding.
+func (s *Server) ManagementHandler() http.Handler { return s.management }
 
 // ClientCreator returns the go-githubapp client creator handlers use for installation clients.
 func (s *Server) ClientCreator() githubapp.ClientCreator { return s.clients }
@@ -109,20 +121,28 @@ func (s *Server) Registry() metrics.Registry { return s.registry }
 // Logger returns the base logger.
 func (s *Server) Logger() zerolog.Logger { return s.logger }
 
-// Addr returns the listening address once Run listens, and "" before.
+// Addr returns the public listener's address once Run listens, and "" before.
 func (s *Server) Addr() string {
 	s.addrMu.Lock()
 	defer s.addrMu.Unlock()
 	return s.addr
 }
 
-// Ready is closed once Run listens; Addr is then set.
+// ManagementAddr returns the management listener's address once Run listens, and "" before.
+func (s *Server) ManagementAddr() string {
+	s.addrMu.Lock()
+	defer s.addrMu.Unlock()
+	return s.mgmtAddr
+}
+
+// Ready is closed once Run listens on both addresses; Addr and ManagementAddr are then set.
+// It says nothing about readiness to process webhooks: that is /readyz.
 func (s *Server) Ready() <-chan struct{} { return s.ready }
 
-// setAddr records the listening address and signals readiness.
-func (s *Server) setAddr(a net.Addr) {
+// setAddrs records the listening addresses and closes Ready.
+func (s *Server) setAddrs(public, management net.Addr) {
 	s.addrMu.Lock()
-	s.addr = a.String()
+	s.addr, s.mgmtAddr = public.String(), management.String()
 	s.addrMu.Unlock()
 	close(s.ready)
 }

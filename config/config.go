@@ -10,18 +10,25 @@ const EnvPrefix = "KALYPSO_"
 
 // Default values of the settings that have one.
 const (
-	DefaultAddress         = ":8080"
-	DefaultShutdownTimeout = 30 * time.Second
-	DefaultV3APIURL        = "https://api.github.com/"
-	DefaultWebURL          = "https://github.com"
-	DefaultGitHubTimeout   = 2 * time.Minute
-	DefaultHTTPCacheMB     = 4
-	DefaultResyncInterval  = 10 * time.Minute
-	DefaultWorkers         = 4
-	DefaultQueueSize       = 100
-	DefaultHandlerTimeout  = 5 * time.Minute
-	DefaultLogLevel        = "info"
-	DefaultLogFormat       = LogFormatJSON
+	DefaultAddress             = ":8080"
+	DefaultManagementAddress   = ":9090"
+	DefaultShutdownTimeout     = 30 * time.Second
+	DefaultReadHeaderTimeout   = 10 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultWriteTimeout        = time.Minute
+	DefaultIdleTimeout         = time.Minute
+	DefaultMaxHeaderBytes      = 64 << 10
+	DefaultMaxConcurrentBodies = 8
+	DefaultV3APIURL            = "https://api.github.com/"
+	DefaultWebURL              = "https://github.com"
+	DefaultGitHubTimeout       = 2 * time.Minute
+	DefaultHTTPCacheMB         = 4
+	DefaultResyncInterval      = 10 * time.Minute
+	DefaultWorkers             = 4
+	DefaultQueueSize           = 100
+	DefaultHandlerTimeout      = 5 * time.Minute
+	DefaultLogLevel            = "info"
+	DefaultLogFormat           = LogFormatJSON
 )
 
 // Log formats accepted by log.format.
@@ -47,8 +54,15 @@ type Config struct {
 
 // Server holds the HTTP listener settings.
 type Server struct {
-	Address         string   `yaml:"address"`         // host:port to listen on
-	ShutdownTimeout Duration `yaml:"shutdownTimeout"` // longest graceful shutdown
+	Address             string   `yaml:"address"`             // host:port of the public listener (webhooks)
+	ManagementAddress   string   `yaml:"managementAddress"`   // host:port of the management listener (metrics, probes)
+	ShutdownTimeout     Duration `yaml:"shutdownTimeout"`     // longest graceful shutdown
+	ReadHeaderTimeout   Duration `yaml:"readHeaderTimeout"`   // time allowed to send the request headers
+	ReadTimeout         Duration `yaml:"readTimeout"`         // time allowed to send a whole request, body included
+	WriteTimeout        Duration `yaml:"writeTimeout"`        // time allowed to answer, from the end of the headers
+	IdleTimeout         Duration `yaml:"idleTimeout"`         // time a keep-alive connection may wait for its next request
+	MaxHeaderBytes      int      `yaml:"maxHeaderBytes"`      // largest request header block, bytes
+	MaxConcurrentBodies int      `yaml:"maxConcurrentBodies"` // webhook bodies read at once
 }
 
 // GitHub holds the GitHub endpoints, client settings and App credentials.
@@ -95,7 +109,17 @@ type Log struct {
 // None depends on the environment any more; the parameter keeps the signature of Load's callers.
 func Default(_ func(string) string) *Config {
 	return &Config{
-		Server: Server{Address: DefaultAddress, ShutdownTimeout: Duration(DefaultShutdownTimeout)},
+		Server: Server{
+			Address:             DefaultAddress,
+			ManagementAddress:   DefaultManagementAddress,
+			ShutdownTimeout:     Duration(DefaultShutdownTimeout),
+			ReadHeaderTimeout:   Duration(DefaultReadHeaderTimeout),
+			ReadTimeout:         Duration(DefaultReadTimeout),
+			WriteTimeout:        Duration(DefaultWriteTimeout),
+			IdleTimeout:         Duration(DefaultIdleTimeout),
+			MaxHeaderBytes:      DefaultMaxHeaderBytes,
+			MaxConcurrentBodies: DefaultMaxConcurrentBodies,
+		},
 		GitHub: GitHub{
 			V3APIURL:    DefaultV3APIURL,
 			WebURL:      DefaultWebURL,

@@ -57,6 +57,62 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "info", cfg.Log.Level)
 	assert.Equal(t, "json", cfg.Log.Format)
 	assert.Equal(t, int64(42), cfg.GitHub.App.IntegrationID)
+	assert.Equal(t, ":9090", cfg.Server.ManagementAddress)
+	assert.Equal(t, 10*time.Second, cfg.Server.ReadHeaderTimeout.Std())
+	assert.Equal(t, 30*time.Second, cfg.Server.ReadTimeout.Std())
+	assert.Equal(t, time.Minute, cfg.Server.WriteTimeout.Std())
+	assert.Equal(t, time.Minute, cfg.Server.IdleTimeout.Std())
+	assert.Equal(t, 65536, cfg.Server.MaxHeaderBytes)
+	assert.Equal(t, 8, cfg.Server.MaxConcurrentBodies)
+}
+
+func TestServerSettings(t *testing.T) {
+	path := writeFile(t, `
+server:
+  managementAddress: 127.0.0.1:9191
+  readHeaderTimeout: 5s
+  readTimeout: 20s
+  writeTimeout: 25s
+  idleTimeout: 2m
+  maxHeaderBytes: 8192
+  maxConcurrentBodies: 4
+`)
+	cfg, err := Load(path, validEnv(map[string]string{
+		"KALYPSO_SERVER_READ_HEADER_TIMEOUT":   "2s",
+		"KALYPSO_SERVER_MAX_CONCURRENT_BODIES": "2",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:9191", cfg.Server.ManagementAddress)
+	assert.Equal(t, 2*time.Second, cfg.Server.ReadHeaderTimeout.Std())
+	assert.Equal(t, 20*time.Second, cfg.Server.ReadTimeout.Std())
+	assert.Equal(t, 25*time.Second, cfg.Server.WriteTimeout.Std())
+	assert.Equal(t, 2*time.Minute, cfg.Server.IdleTimeout.Std())
+	assert.Equal(t, 8192, cfg.Server.MaxHeaderBytes)
+	assert.Equal(t, 2, cfg.Server.MaxConcurrentBodies)
+
+	_, err = Load("", validEnv(map[string]string{
+		"KALYPSO_SERVER_ADDRESS":               ":8080",
+		"KALYPSO_SERVER_MANAGEMENT_ADDRESS":    ":8080",
+		"KALYPSO_SERVER_READ_HEADER_TIMEOUT":   "1m",
+		"KALYPSO_SERVER_WRITE_TIMEOUT":         "10s",
+		"KALYPSO_SERVER_IDLE_TIMEOUT":          "0",
+		"KALYPSO_SERVER_MAX_HEADER_BYTES":      "100",
+		"KALYPSO_SERVER_MAX_CONCURRENT_BODIES": "0",
+	}))
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.ElementsMatch(t, []string{
+		"server.managementAddress (KALYPSO_SERVER_MANAGEMENT_ADDRESS) must differ from server.address (KALYPSO_SERVER_ADDRESS): /metrics must not be served on the public listener",
+		"server.readHeaderTimeout (KALYPSO_SERVER_READ_HEADER_TIMEOUT) must not exceed server.readTimeout (KALYPSO_SERVER_READ_TIMEOUT)",
+		"server.writeTimeout (KALYPSO_SERVER_WRITE_TIMEOUT) must be positive and at least server.readTimeout (KALYPSO_SERVER_READ_TIMEOUT): it runs from the end of the headers, while the body is still read",
+		"server.idleTimeout (KALYPSO_SERVER_IDLE_TIMEOUT) must be positive",
+		"server.maxHeaderBytes (KALYPSO_SERVER_MAX_HEADER_BYTES) must be at least 4096",
+		"server.maxConcurrentBodies (KALYPSO_SERVER_MAX_CONCURRENT_BODIES) must be at least 1",
+	}, ve.Problems)
+
+	// Port 0 on both picks two free ports: allowed (tests do it).
+	_, err = Load("", validEnv(map[string]string{"KALYPSO_SERVER_ADDRESS": "127.0.0.1:0", "KALYPSO_SERVER_MANAGEMENT_ADDRESS": "127.0.0.1:0"}))
+	assert.NoError(t, err)
 }
 
 func TestFileThenEnvOverrides(t *testing.T) {
@@ -209,6 +265,9 @@ func TestSecretsAreRedacted(t *testing.T) {
 func TestEnvName(t *testing.T) {
 	for path, want := range map[string]string{
 		"server.shutdownTimeout":   "KALYPSO_SERVER_SHUTDOWN_TIMEOUT",
+		"server.managementAddress": "KALYPSO_SERVER_MANAGEMENT_ADDRESS",
+		"server.readHeaderTimeout": "KALYPSO_SERVER_READ_HEADER_TIMEOUT",
+		"server.maxHeaderBytes":    "KALYPSO_SERVER_MAX_HEADER_BYTES",
 		"github.app.integrationID": "KALYPSO_GITHUB_APP_INTEGRATION_ID",
 		"github.graphqlURL":        "KALYPSO_GITHUB_GRAPHQL_URL",
 		"github.httpCacheMB":       "KALYPSO_GITHUB_HTTP_CACHE_MB",

@@ -19,30 +19,37 @@
 //
 // # Keys
 //
-//	key                        variable                             default
-//	server.address             KALYPSO_SERVER_ADDRESS               :8080
-//	server.shutdownTimeout     KALYPSO_SERVER_SHUTDOWN_TIMEOUT      30s
-//	github.v3APIURL            KALYPSO_GITHUB_V3_API_URL            https://api.github.com/
-//	github.webURL              KALYPSO_GITHUB_WEB_URL               https://github.com
-//	github.graphqlURL          KALYPSO_GITHUB_GRAPHQL_URL           derived from github.v3APIURL
-//	github.timeout             KALYPSO_GITHUB_TIMEOUT               2m
-//	github.httpCacheMB         KALYPSO_GITHUB_HTTP_CACHE_MB         4
-//	github.app.integrationID   KALYPSO_GITHUB_APP_INTEGRATION_ID    (required)
-//	github.app.webhookSecret   KALYPSO_GITHUB_APP_WEBHOOK_SECRET    (required)
-//	github.app.privateKey      KALYPSO_GITHUB_APP_PRIVATE_KEY       one of the two key settings
-//	github.app.privateKeyFile  KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE  is required
-//	controlPlanes              KALYPSO_CONTROL_PLANES               (none: comma-separated OWNER/REPO globs)
-//	cache.dir                  KALYPSO_CACHE_DIR                    "" (in memory)
-//	cache.maxBytes             KALYPSO_CACHE_MAX_BYTES              1Gi (0: no limit)
-//	sources.maxFileBytes       KALYPSO_SOURCES_MAX_FILE_BYTES       4Mi
-//	sources.manifestHosts      KALYPSO_SOURCES_MANIFEST_HOSTS       the host of github.webURL
-//	resync.interval            KALYPSO_RESYNC_INTERVAL              10m (0 disables)
-//	promotion.pollInterval     KALYPSO_PROMOTION_POLL_INTERVAL      15s
-//	workers                    KALYPSO_WORKERS                      4
-//	queueSize                  KALYPSO_QUEUE_SIZE                   100
-//	handlerTimeout             KALYPSO_HANDLER_TIMEOUT              5m
-//	log.level                  KALYPSO_LOG_LEVEL                    info
-//	log.format                 KALYPSO_LOG_FORMAT                   json (or console)
+//	key                         variable                               default
+//	server.address              KALYPSO_SERVER_ADDRESS                 :8080
+//	server.managementAddress    KALYPSO_SERVER_MANAGEMENT_ADDRESS      :9090 (never expose it publicly)
+//	server.shutdownTimeout      KALYPSO_SERVER_SHUTDOWN_TIMEOUT        30s
+//	server.readHeaderTimeout    KALYPSO_SERVER_READ_HEADER_TIMEOUT     10s
+//	server.readTimeout          KALYPSO_SERVER_READ_TIMEOUT            30s
+//	server.writeTimeout         KALYPSO_SERVER_WRITE_TIMEOUT           1m
+//	server.idleTimeout          KALYPSO_SERVER_IDLE_TIMEOUT            1m
+//	server.maxHeaderBytes       KALYPSO_SERVER_MAX_HEADER_BYTES        65536
+//	server.maxConcurrentBodies  KALYPSO_SERVER_MAX_CONCURRENT_BODIES   8
+//	github.v3APIURL             KALYPSO_GITHUB_V3_API_URL              https://api.github.com/
+//	github.webURL               KALYPSO_GITHUB_WEB_URL                 https://github.com
+//	github.graphqlURL           KALYPSO_GITHUB_GRAPHQL_URL             derived from github.v3APIURL
+//	github.timeout              KALYPSO_GITHUB_TIMEOUT                 2m
+//	github.httpCacheMB          KALYPSO_GITHUB_HTTP_CACHE_MB           4
+//	github.app.integrationID    KALYPSO_GITHUB_APP_INTEGRATION_ID      (required)
+//	github.app.webhookSecret    KALYPSO_GITHUB_APP_WEBHOOK_SECRET      (required)
+//	github.app.privateKey       KALYPSO_GITHUB_APP_PRIVATE_KEY         one of the two key settings
+//	github.app.privateKeyFile   KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE    is required
+//	controlPlanes               KALYPSO_CONTROL_PLANES                 (none: comma-separated OWNER/REPO globs)
+//	cache.dir                   KALYPSO_CACHE_DIR                      "" (in memory)
+//	cache.maxBytes              KALYPSO_CACHE_MAX_BYTES                1Gi (0: no limit)
+//	sources.maxFileBytes        KALYPSO_SOURCES_MAX_FILE_BYTES         4Mi
+//	sources.manifestHosts       KALYPSO_SOURCES_MANIFEST_HOSTS         the host of github.webURL
+//	resync.interval             KALYPSO_RESYNC_INTERVAL                10m (0 disables)
+//	promotion.pollInterval      KALYPSO_PROMOTION_POLL_INTERVAL        15s
+//	workers                     KALYPSO_WORKERS                        4
+//	queueSize                   KALYPSO_QUEUE_SIZE                     100
+//	handlerTimeout              KALYPSO_HANDLER_TIMEOUT                5m
+//	log.level                   KALYPSO_LOG_LEVEL                      info
+//	log.format                  KALYPSO_LOG_FORMAT                     json (or console)
 //
 // Keys returns the same list with a description of each key; docs/configuration.md
 // is the user-facing version of this table.
@@ -51,6 +58,7 @@
 //
 //	server:
 //	  address: ":8080"
+//	  managementAddress: ":9090"   # /metrics; keep it off the internet
 //	  shutdownTimeout: 30s
 //	github:
 //	  v3APIURL: https://github.example.com/api/v3/   # GitHub Enterprise Server

@@ -96,7 +96,7 @@ func (c *Config) githubProblems() []string {
 func (c *Config) runtimeProblems() []string {
 	var p []string
 	p = appendIf(p, c.Server.Address == "", "server.address", "must not be empty")
-	p = appendIf(p, c.Server.ShutdownTimeout <= 0, "server.shutdownTimeout", "must be positive")
+	p = append(p, c.serverProblems()...)
 	p = appendIf(p, c.Promotion.PollInterval <= 0, "promotion.pollInterval", "must be positive")
 	p = appendIf(p, c.Resync.Interval < 0, "resync.interval", "must not be negative (0 disables the periodic resync)")
 	p = appendIf(p, c.Workers < 1, "workers", "must be at least 1")
@@ -106,6 +106,25 @@ func (c *Config) runtimeProblems() []string {
 		fmt.Sprintf("%q is not one of %s", c.Log.Level, logLevelList))
 	return appendIf(p, c.Log.Format != LogFormatJSON && c.Log.Format != LogFormatConsole, "log.format",
 		fmt.Sprintf("%q is not one of json, console", c.Log.Format))
+}
+
+// serverProblems checks the listeners, their timeouts and limits.
+func (c *Config) serverProblems() []string {
+	var p []string
+	sv := c.Server
+	p = appendIf(p, sv.ManagementAddress == "", "server.managementAddress", "must not be empty")
+	p = appendIf(p, sv.ManagementAddress != "" && sv.ManagementAddress == sv.Address && !strings.HasSuffix(sv.Address, ":0"),
+		"server.managementAddress", "must differ from "+named("server.address")+": /metrics must not be served on the public listener")
+	p = appendIf(p, sv.ShutdownTimeout <= 0, "server.shutdownTimeout", "must be positive")
+	p = appendIf(p, sv.ReadHeaderTimeout <= 0, "server.readHeaderTimeout", "must be positive")
+	p = appendIf(p, sv.ReadTimeout <= 0, "server.readTimeout", "must be positive")
+	p = appendIf(p, sv.ReadHeaderTimeout > sv.ReadTimeout && sv.ReadTimeout > 0, "server.readHeaderTimeout",
+		"must not exceed "+named("server.readTimeout"))
+	p = appendIf(p, sv.WriteTimeout < sv.ReadTimeout || sv.WriteTimeout <= 0, "server.writeTimeout",
+		"must be positive and at least "+named("server.readTimeout")+": it runs from the end of the headers, while the body is still read")
+	p = appendIf(p, sv.IdleTimeout <= 0, "server.idleTimeout", "must be positive")
+	p = appendIf(p, sv.MaxHeaderBytes < 4096, "server.maxHeaderBytes", "must be at least 4096")
+	return appendIf(p, sv.MaxConcurrentBodies < 1, "server.maxConcurrentBodies", "must be at least 1")
 }
 
 // logLevelList names the accepted values of log.level.

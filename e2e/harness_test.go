@@ -49,7 +49,8 @@ type world struct {
 	t      testing.TB
 	sim    *githubsim.Server
 	seeded *sample.Seeded
-	addr   string
+	addr   string // public listener: the webhook endpoint
+	mgmt   string // management listener: /metrics and the probes
 	cache  string
 	app    *appProcess
 	// logs collects the output of every run of the app, so that settle counts across restarts.
@@ -69,7 +70,7 @@ func newWorld(t testing.TB) *world {
 	t.Cleanup(func() { sim.Close() })
 	seeded, err := sample.Seed(sim, sample.Owner)
 	require.NoError(t, err)
-	w := &world{t: t, sim: sim, seeded: seeded, addr: freeAddr(t), cache: filepath.Join(t.TempDir(), "cache"), logs: &syncBuffer{}, redelivered: map[string]int{}, lost: map[string]bool{}}
+	w := &world{t: t, sim: sim, seeded: seeded, addr: freeAddr(t), mgmt: freeAddr(t), cache: filepath.Join(t.TempDir(), "cache"), logs: &syncBuffer{}, redelivered: map[string]int{}, lost: map[string]bool{}}
 	sim.SetWebhook("http://"+w.addr+"/api/github/hook", secret)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -96,11 +97,30 @@ type appProcess struct {
 // and its first resync is done.
 func (w *world) start(extraEnv ...string) {
 	w.t.Helper()
+	resyncs := func() (done, failed int) {
+		logs := w.logs.String()
+		return strings.Count(logs, `"resync done"`), strings.Count(logs, `"resync failed"`)
+	}
+	done0, failed0 := resyncs()
+	w.launch(extraEnv...)
+	w.eventually(func() bool {
+		done, failed := resyncs()
+		return done > done0 || failed > failed0
+	}, "the app listens and finishes its first resync")
+	_, failed := resyncs()
+	require.Equal(w.t, failed0, failed, "the first resync fails:\n%s", w.logs.String())
+}
+
+// launch runs `kalypso serve` with settings from the environment (extraEnv last, so it
+// overrides) and returns at once.
+func (w *world) launch(extraEnv ...string) {
+	w.t.Helper()
 	keyFile := filepath.Join(w.t.TempDir(), "key.pem")
 	require.NoError(w.t, os.WriteFile(keyFile, w.sim.PrivateKeyPEM(), 0o600))
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = append(os.Environ(),
 		"KALYPSO_SERVER_ADDRESS="+w.addr,
+		"KALYPSO_SERVER_MANAGEMENT_ADDRESS="+w.mgmt,
 		"KALYPSO_GITHUB_V3_API_URL="+w.sim.APIURL(),
 		"KALYPSO_GITHUB_WEB_URL="+w.sim.URL(),
 		fmt.Sprintf("KALYPSO_GITHUB_APP_INTEGRATION_ID=%d", w.sim.AppID()),
@@ -112,22 +132,36 @@ func (w *world) start(extraEnv ...string) {
 		"KALYPSO_SOURCES_MANIFEST_HOSTS=github.com",
 	)
 	cmd.Env = append(cmd.Env, extraEnv...)
-	resyncs := func() (done, failed int) {
-		logs := w.logs.String()
-		return strings.Count(logs, `"resync done"`), strings.Count(logs, `"resync failed"`)
-	}
-	done0, failed0 := resyncs()
 	cmd.Stdout, cmd.Stderr = w.logs, w.logs
 	require.NoError(w.t, cmd.Start())
 	w.app = &appProcess{cmd: cmd, done: make(chan error, 1)}
 	go func(p *appProcess) { p.done <- p.cmd.Wait() }(w.app)
 	w.t.Cleanup(func() { w.stop() })
-	w.eventually(func() bool {
-		done, failed := resyncs()
-		return done > done0 || failed > failed0
-	}, "the app listens and finishes its first resync")
-	_, failed := resyncs()
-	require.Equal(w.t, failed0, failed, "the first resync fails:\n%s", w.logs.String())
+}
+
+// pid returns the process ID of the running app.
+func (w *world) pid() int {
+	w.t.Helper()
+	require.NotNil(w.t, w.app, "the app is not running")
+	return w.app.cmd.Process.Pid
+}
+
+// processRSS returns the resident memory of a process (VmRSS of /proc/<pid>/status), in bytes.
+func processRSS(pid int) (int64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var n int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(kb), "%d kB", &n); err != nil {
+				return 0, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
+			}
+			return n << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 }
 
 // kill ends the app abruptly (SIGKILL), whatever it is doing.

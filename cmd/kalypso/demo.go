@@ -84,6 +84,7 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 	}
 	settings := map[string]string{
 		"KALYPSO_SERVER_ADDRESS":              "127.0.0.1:0",
+		"KALYPSO_SERVER_MANAGEMENT_ADDRESS":   "127.0.0.1:0",
 		"KALYPSO_GITHUB_V3_API_URL":           sim.APIURL(),
 		"KALYPSO_GITHUB_WEB_URL":              sim.URL(),
 		"KALYPSO_GITHUB_APP_INTEGRATION_ID":   fmt.Sprint(sim.AppID()),
