@@ -78,6 +78,7 @@ func (e *Engine) funcMap() template.FuncMap {
 		}
 		return Stringify(v)
 	}
+	fm[tickFunc] = func() string { return "" }
 	return fm
 }
 
@@ -90,6 +91,7 @@ func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
 			return ct
 		}
 		p.Option("missingkey=default")
+		addTicks(p)
 		ct.parsed = append(ct.parsed, p)
 	}
 	return ct
@@ -264,6 +266,7 @@ func (x *executor) executeNested(p *template.Template, td *templateData) error {
 		if err != nil {
 			return fmt.Errorf("nested rendering: %w", err)
 		}
+		addTicks(nested)
 		nestedBuf.Reset()
 		if err := nested.Execute(x.nout, td); err != nil {
 			return fmt.Errorf("nested rendering: %w", err)

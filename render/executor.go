@@ -73,6 +73,7 @@ func (e *Engine) boundedFuncMap(b *budget) template.FuncMap {
 	fm["stringify"] = func(v any) string {
 		return mustNot(e.serialize("stringify", b, v, func(c *composedConfig) string { return c.stringified() }, Stringify))
 	}
+	fm[tickFunc] = func() string { return mustNot("", b.alive()) }
 	c := capped{b}
 	fm["indent"] = func(spaces int, s string) string { return mustNot(c.indent(spaces, s)) }
 	fm["nindent"] = func(spaces int, s string) string { return mustNot(c.nindent(spaces, s)) }
