@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 // EnvPrefix prefixes every environment variable that overrides a setting.
@@ -37,6 +39,7 @@ type Config struct {
 	Cache          Cache     `yaml:"cache"`          // local git cache
 	Resync         Resync    `yaml:"resync"`         // periodic full reconciliation
 	Promotion      Promotion `yaml:"promotion"`      // promotion across environments
+	Render         Render    `yaml:"render"`         // bounds of template rendering
 	Workers        int       `yaml:"workers"`        // webhook events processed at once
 	QueueSize      int       `yaml:"queueSize"`      // webhook events waiting for a worker
 	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one event
@@ -77,6 +80,24 @@ type Promotion struct {
 	PollInterval Duration `yaml:"pollInterval"` // period of compliance polls
 }
 
+// Render holds the bounds of template rendering (see render.Limits).
+type Render struct {
+	MaxAssignmentBytes int      `yaml:"maxAssignmentBytes"` // output of one assignment, every nested pass
+	MaxFunctionBytes   int      `yaml:"maxFunctionBytes"`   // bytes template functions make per assignment
+	MaxListLength      int      `yaml:"maxListLength"`      // elements of a list a function makes
+	Timeout            Duration `yaml:"timeout"`            // rendering of one environment
+}
+
+// Limits returns the settings as the render package's limits.
+func (r Render) Limits() render.Limits {
+	return render.Limits{
+		MaxAssignmentBytes: r.MaxAssignmentBytes,
+		MaxFunctionBytes:   r.MaxFunctionBytes,
+		MaxListLength:      r.MaxListLength,
+		Timeout:            r.Timeout.Std(),
+	}
+}
+
 // Resync holds the periodic full reconciliation settings.
 type Resync struct {
 	Interval Duration `yaml:"interval"` // period; 0 disables the periodic run
@@ -102,6 +123,12 @@ func Default(_ func(string) string) *Config {
 		Cache:          Cache{},
 		Resync:         Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion:      Promotion{PollInterval: Duration(15 * time.Second)},
+		Render: Render{
+			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
+			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,
+			MaxListLength:      render.DefaultMaxListLength,
+			Timeout:            Duration(render.DefaultTimeout),
+		},
 		Workers:        DefaultWorkers,
 		QueueSize:      DefaultQueueSize,
 		HandlerTimeout: Duration(DefaultHandlerTimeout),

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 // ValidationError lists every problem found in a configuration.
@@ -98,6 +100,7 @@ func (c *Config) runtimeProblems() []string {
 	p = appendIf(p, c.Server.ShutdownTimeout <= 0, "server.shutdownTimeout", "must be positive")
 	p = appendIf(p, c.Promotion.PollInterval <= 0, "promotion.pollInterval", "must be positive")
 	p = appendIf(p, c.Resync.Interval < 0, "resync.interval", "must not be negative (0 disables the periodic resync)")
+	p = append(p, c.renderProblems()...)
 	p = appendIf(p, c.Workers < 1, "workers", "must be at least 1")
 	p = appendIf(p, c.QueueSize < 1, "queueSize", "must be at least 1")
 	p = appendIf(p, c.HandlerTimeout <= 0, "handlerTimeout", "must be positive")
@@ -105,6 +108,15 @@ func (c *Config) runtimeProblems() []string {
 		fmt.Sprintf("%q is not one of %s", c.Log.Level, logLevelList))
 	return appendIf(p, c.Log.Format != LogFormatJSON && c.Log.Format != LogFormatConsole, "log.format",
 		fmt.Sprintf("%q is not one of json, console", c.Log.Format))
+}
+
+// renderProblems checks the rendering limits.
+func (c *Config) renderProblems() []string {
+	var p []string
+	p = appendIf(p, c.Render.MaxAssignmentBytes < 1, render.SettingMaxAssignmentBytes, "must be at least 1")
+	p = appendIf(p, c.Render.MaxFunctionBytes < 1, render.SettingMaxFunctionBytes, "must be at least 1")
+	p = appendIf(p, c.Render.MaxListLength < 1, render.SettingMaxListLength, "must be at least 1")
+	return appendIf(p, c.Render.Timeout <= 0, render.SettingTimeout, "must be positive")
 }
 
 // logLevelList names the accepted values of log.level.

@@ -52,7 +52,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	}
 	clients := &serverClients{}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL)
-	rec := reconcile.New(cache, clients)
+	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()))
 	index := reconcile.NewIndex(rec)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}

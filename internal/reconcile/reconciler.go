@@ -54,8 +54,20 @@ type Reconciler struct {
 }
 
 // New returns a reconciler over a git cache and installation clients.
-func New(cache *gitcache.Cache, clients Clients) *Reconciler {
-	return &Reconciler{cache: cache, clients: clients, now: time.Now, results: newResults()}
+func New(cache *gitcache.Cache, clients Clients, opts ...Option) *Reconciler {
+	r := &Reconciler{cache: cache, clients: clients, now: time.Now, results: newResults()}
+	for _, opt := range opts {
+		opt(r)
+	}
+	return r
+}
+
+// Option configures a Reconciler.
+type Option func(*Reconciler)
+
+// WithRenderLimits bounds the rendering of every environment (render.DefaultLimits without).
+func WithRenderLimits(l render.Limits) Option {
+	return func(r *Reconciler) { r.results.opts = []render.Option{render.WithLimits(l)} }
 }
 
 // Outcome is what reconciling an environment found and did.
