@@ -120,9 +120,9 @@ func Default(_ func(string) string) *Config {
 			Timeout:     Duration(DefaultGitHubTimeout),
 			HTTPCacheMB: DefaultHTTPCacheMB,
 		},
-		Cache:          Cache{},
-		Resync:         Resync{Interval: Duration(DefaultResyncInterval)},
-		Promotion:      Promotion{PollInterval: Duration(15 * time.Second)},
+		Cache:     Cache{},
+		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
+		Promotion: Promotion{PollInterval: Duration(15 * time.Second)},
 		Render: Render{
 			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
 			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,

@@ -93,7 +93,7 @@ func indentText(s, pad string) string {
 // render return soon after render.timeout, every assignment it kept from rendering failed
 // with an error naming the setting.
 func TestEnvironmentDeadline(t *testing.T) {
-	in := boundedEnv(`{{ range until 10000 }}{{ range until 10000 }}{{ end }}{{ end }}`, `name: {{ .DeploymentTargetName }}`)
+	in := boundedEnv(`{{ $l := until 10000 }}{{ range $l }}{{ range $l }}{{ range $l }}{{ end }}{{ end }}{{ end }}`, `name: {{ .DeploymentTargetName }}`)
 	start := time.Now()
 	res := render.Environment(scheduling.Load(in), render.WithLimits(render.Limits{Timeout: time.Second}))
 	require.Less(t, time.Since(start), 30*time.Second)
@@ -112,8 +112,9 @@ func TestEnvironmentBombsFailTheirAssignmentsOnly(t *testing.T) {
 	cases := map[string]struct{ bomb, setting string }{
 		"repeat":  {"a: 1\nb: {{ repeat 1500000000 \"x\" | len }}", render.SettingMaxFunctionBytes},
 		"until":   {"a: 1\nb: {{ range until 30000 }}{{ end }}", render.SettingMaxListLength},
+		"nested":  {"a: 1\nb: {{ range until 10000 }}{{ range until 10000 }}{{ end }}{{ end }}", render.SettingMaxFunctionBytes},
 		"output":  {"a: 1\nb: {{ range until 100 }}{{ $.ConfigData.BIG }}{{ end }}", render.SettingMaxAssignmentBytes},
-		"nested":  {"a: 1\nb: {{ .ConfigData.BIG }}", render.SettingMaxAssignmentBytes},
+		"config":  {"a: 1\nb: {{ .ConfigData.BIG }}", render.SettingMaxAssignmentBytes},
 		"printf":  {"a: 1\nb: {{ printf \"%099999999999d\" 1 }}", render.SettingMaxFunctionBytes},
 		"nindent": {"a: 1\nb: {{ nindent 2000000000 \"x\" }}", render.SettingMaxFunctionBytes},
 	}
