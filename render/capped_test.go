@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"text/template"
 	"time"
@@ -54,6 +55,9 @@ func TestCappedFunctionsRefuseBeforeAllocating(t *testing.T) {
 		"repeat huge":      {`{{ repeat 3000000000 "x" }}`, SettingMaxFunctionBytes},
 		"indent":           {`{{ indent 1000000000 "a\nb" }}`, SettingMaxFunctionBytes},
 		"nindent":          {`{{ nindent 1000000000 "a" }}`, SettingMaxFunctionBytes},
+		"wrap":             {`{{ wrap 1 (repeat 6000000 "x ") }}`, SettingMaxFunctionBytes},
+		"mustRegex":        {`{{ mustRegexReplaceAll "" (repeat 100000 "x") (repeat 1000 "r") }}`, SettingMaxFunctionBytes},
+		"mustRegexLiteral": {`{{ mustRegexReplaceAllLiteral "" (repeat 100000 "x") (repeat 1000 "r") }}`, SettingMaxFunctionBytes},
 		"wrapWith":         {`{{ wrapWith 1 (repeat 100000 "s") (repeat 100000 "x ") }}`, SettingMaxFunctionBytes},
 		"replace empty":    {`{{ replace "" (repeat 100000 "n") (repeat 100000 "x") }}`, SettingMaxFunctionBytes},
 		"regexReplaceAll":  {`{{ regexReplaceAll "" (repeat 100000 "x") (repeat 1000 "r") }}`, SettingMaxFunctionBytes},
@@ -74,6 +78,13 @@ func TestCappedFunctionsRefuseBeforeAllocating(t *testing.T) {
 		"dict of refs":     {`{{ $s := repeat 4000000 "x" }}{{ dict "a" $s "b" $s "c" $s "d" $s "e" $s }}`, SettingMaxFunctionBytes},
 		"stringify":        {`{{ $s := repeat 9000000 "x" }}{{ stringify (list $s $s) }}`, SettingMaxFunctionBytes},
 		"output of a loop": {`{{ range until 10000 }}{{ repeat 1000 "x" }}{{ end }}`, SettingMaxAssignmentBytes},
+	}
+	for _, fn := range CappedFuncs() {
+		tested := false
+		for _, c := range cases {
+			tested = tested || strings.Contains(c.text, "{{ "+fn+" ") || strings.Contains(c.text, "("+fn+" ")
+		}
+		assert.True(t, tested, "capped function %s has a case", fn)
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
