@@ -212,7 +212,7 @@ func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*comp
 }
 
 // separator joins the manifests of a template.
-var separator = []byte("---\n")
+const separator = "---\n"
 
 // execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
 func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
@@ -221,7 +221,7 @@ func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.
 	for i, p := range x.parsed(t) {
 		mark := buf.Len()
 		if mark > 0 {
-			if _, err := x.out.Write(separator); err != nil {
+			if _, err := x.out.Write([]byte(separator)); err != nil {
 				return nil, manifestError(t, i, a, err)
 			}
 		}
