@@ -129,7 +129,8 @@ type templateData struct {
 }
 
 // Render produces the files of one assignment's folder (file name → content), within the
-// engine's limits.
+// engine's function and output limits. The deadline (Limits.Timeout) runs while Environment or
+// Incremental render with the engine.
 func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
 	x := e.acquire()
 	defer e.release(x)
