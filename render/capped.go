@@ -313,7 +313,10 @@ var errorType = reflect.TypeFor[error]()
 func wrapFunc(name string, fn any, b *budget) any {
 	v := reflect.ValueOf(fn)
 	t := v.Type()
-	makes := t.NumOut() > 0 && makesData(t.Out(0))
+	if t.Kind() != reflect.Func || t.NumOut() == 0 {
+		return fn // text/template refuses it anyway
+	}
+	makes := makesData(t.Out(0))
 	outs := []reflect.Type{t.Out(0), errorType}
 	wt := reflect.FuncOf(inTypes(t), outs, t.IsVariadic())
 	return reflect.MakeFunc(wt, func(args []reflect.Value) []reflect.Value {
