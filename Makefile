@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: all build test e2e demo bench vet fmt tools deploy-check
+.PHONY: all build test e2e demo bench vet fmt tools deploy-check fuzz
 
 # Pinned tools for the deployment checks (deploy/), built from source with the Go
 # toolchain into bin/tools once; a version change installs the new version.
@@ -19,8 +19,15 @@ all: build
 build: ## build the kalypso binary into ./bin
 	$(GO) build -trimpath -o bin/kalypso ./cmd/kalypso
 
-test: vet tools ## run every test (unit, conformance, end to end, Helm chart and kustomize base)
+test: vet tools ## run every test (unit, conformance, end to end, Helm chart and kustomize base), then the fuzz targets for a bounded time
 	$(GO) test -count=1 -timeout 15m ./...
+	$(MAKE) fuzz
+
+FUZZTIME ?= 10s
+
+fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each (findings are kept in scheduling/testdata/fuzz)
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./scheduling
+	$(GO) test -run '^$$' -fuzz '^FuzzWorkloadValues$$' -fuzztime $(FUZZTIME) ./scheduling
 
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
 	$(GO) test -count=1 -timeout 10m -run 'E2E' ./...

@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 // EnvPrefix prefixes every environment variable that overrides a setting.
@@ -46,6 +48,7 @@ type Config struct {
 	Sources        Sources   `yaml:"sources"`        // limits on what is read from repositories
 	Resync         Resync    `yaml:"resync"`         // periodic full reconciliation
 	Promotion      Promotion `yaml:"promotion"`      // promotion across environments
+	Render         Render    `yaml:"render"`         // bounds of template rendering
 	Workers        int       `yaml:"workers"`        // webhook events processed at once
 	QueueSize      int       `yaml:"queueSize"`      // webhook events waiting for a worker
 	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one event
@@ -94,6 +97,24 @@ type Promotion struct {
 	PollInterval Duration `yaml:"pollInterval"` // period of compliance polls
 }
 
+// Render holds the bounds of template rendering (see render.Limits).
+type Render struct {
+	MaxAssignmentBytes int      `yaml:"maxAssignmentBytes"` // output of one assignment, every nested pass
+	MaxFunctionBytes   int      `yaml:"maxFunctionBytes"`   // bytes template functions make per assignment
+	MaxListLength      int      `yaml:"maxListLength"`      // elements of a list a function makes
+	Timeout            Duration `yaml:"timeout"`            // rendering of one environment
+}
+
+// Limits returns the settings as the render package's limits.
+func (r Render) Limits() render.Limits {
+	return render.Limits{
+		MaxAssignmentBytes: r.MaxAssignmentBytes,
+		MaxFunctionBytes:   r.MaxFunctionBytes,
+		MaxListLength:      r.MaxListLength,
+		Timeout:            r.Timeout.Std(),
+	}
+}
+
 // Resync holds the periodic full reconciliation settings.
 type Resync struct {
 	Interval Duration `yaml:"interval"` // period; 0 disables the periodic run
@@ -126,10 +147,16 @@ func Default(_ func(string) string) *Config {
 			Timeout:     Duration(DefaultGitHubTimeout),
 			HTTPCacheMB: DefaultHTTPCacheMB,
 		},
-		Cache:          Cache{MaxBytes: DefaultCacheMaxBytes},
-		Sources:        Sources{MaxFileBytes: DefaultMaxFileBytes},
-		Resync:         Resync{Interval: Duration(DefaultResyncInterval)},
-		Promotion:      Promotion{PollInterval: Duration(15 * time.Second)},
+		Cache:     Cache{MaxBytes: DefaultCacheMaxBytes},
+		Sources:   Sources{MaxFileBytes: DefaultMaxFileBytes},
+		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
+		Promotion: Promotion{PollInterval: Duration(15 * time.Second)},
+		Render: Render{
+			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
+			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,
+			MaxListLength:      render.DefaultMaxListLength,
+			Timeout:            Duration(render.DefaultTimeout),
+		},
 		Workers:        DefaultWorkers,
 		QueueSize:      DefaultQueueSize,
 		HandlerTimeout: Duration(DefaultHandlerTimeout),

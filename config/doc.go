@@ -45,6 +45,10 @@
 //	sources.manifestHosts       KALYPSO_SOURCES_MANIFEST_HOSTS         the host of github.webURL
 //	resync.interval             KALYPSO_RESYNC_INTERVAL                10m (0 disables)
 //	promotion.pollInterval      KALYPSO_PROMOTION_POLL_INTERVAL        15s
+//	render.maxAssignmentBytes   KALYPSO_RENDER_MAX_ASSIGNMENT_BYTES    4194304
+//	render.maxFunctionBytes     KALYPSO_RENDER_MAX_FUNCTION_BYTES      16777216
+//	render.maxListLength        KALYPSO_RENDER_MAX_LIST_LENGTH         10000
+//	render.timeout              KALYPSO_RENDER_TIMEOUT                 1m0s
 //	workers                     KALYPSO_WORKERS                        4
 //	queueSize                   KALYPSO_QUEUE_SIZE                     100
 //	handlerTimeout              KALYPSO_HANDLER_TIMEOUT                5m

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 // Key describes one setting: its YAML path, environment variable, default and meaning.
@@ -68,6 +70,14 @@ func Keys() []Key {
 			dur(func(c *Config) *Duration { return &c.Resync.Interval })),
 		key("promotion.pollInterval", "15s", "How often cluster commit statuses are polled while a promotion waits for compliance.",
 			dur(func(c *Config) *Duration { return &c.Promotion.PollInterval })),
+		key(render.SettingMaxAssignmentBytes, strconv.Itoa(render.DefaultMaxAssignmentBytes), "Largest output of one assignment, its files together, counted as written in every nested rendering pass.",
+			integer(func(c *Config) *int { return &c.Render.MaxAssignmentBytes })),
+		key(render.SettingMaxFunctionBytes, strconv.Itoa(render.DefaultMaxFunctionBytes), "Most bytes template functions may make while one assignment renders (strings, and the text size of lists and maps).",
+			integer(func(c *Config) *int { return &c.Render.MaxFunctionBytes })),
+		key(render.SettingMaxListLength, strconv.Itoa(render.DefaultMaxListLength), "Most elements of a list or map a template function makes (until, untilStep, seq, splitList, list, append, ...).",
+			integer(func(c *Config) *int { return &c.Render.MaxListLength })),
+		key(render.SettingTimeout, render.DefaultTimeout.String(), "Time limit of rendering one environment; assignments not rendered by then fail and keep their last output.",
+			dur(func(c *Config) *Duration { return &c.Render.Timeout })),
 		key("workers", "4", "Number of webhook events processed at the same time.",
 			integer(func(c *Config) *int { return &c.Workers })),
 		key("queueSize", "100", "Webhook events waiting for a worker; when full, deliveries are answered 503.",

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 // ValidationError lists every problem found in a configuration.
@@ -99,6 +101,7 @@ func (c *Config) runtimeProblems() []string {
 	p = append(p, c.serverProblems()...)
 	p = appendIf(p, c.Promotion.PollInterval <= 0, "promotion.pollInterval", "must be positive")
 	p = appendIf(p, c.Resync.Interval < 0, "resync.interval", "must not be negative (0 disables the periodic resync)")
+	p = append(p, c.renderProblems()...)
 	p = appendIf(p, c.Workers < 1, "workers", "must be at least 1")
 	p = appendIf(p, c.QueueSize < 1, "queueSize", "must be at least 1")
 	p = appendIf(p, c.HandlerTimeout <= 0, "handlerTimeout", "must be positive")
@@ -125,6 +128,15 @@ func (c *Config) serverProblems() []string {
 	p = appendIf(p, sv.IdleTimeout <= 0, "server.idleTimeout", "must be positive")
 	p = appendIf(p, sv.MaxHeaderBytes < 4096, "server.maxHeaderBytes", "must be at least 4096")
 	return appendIf(p, sv.MaxConcurrentBodies < 1, "server.maxConcurrentBodies", "must be at least 1")
+}
+
+// renderProblems checks the rendering limits.
+func (c *Config) renderProblems() []string {
+	var p []string
+	p = appendIf(p, c.Render.MaxAssignmentBytes < 1, render.SettingMaxAssignmentBytes, "must be at least 1")
+	p = appendIf(p, c.Render.MaxFunctionBytes < 1, render.SettingMaxFunctionBytes, "must be at least 1")
+	p = appendIf(p, c.Render.MaxListLength < 1, render.SettingMaxListLength, "must be at least 1")
+	return appendIf(p, c.Render.Timeout <= 0, render.SettingTimeout, "must be positive")
 }
 
 // logLevelList names the accepted values of log.level.

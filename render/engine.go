@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -28,11 +29,14 @@ const (
 // prepared once; Render is safe for concurrent use.
 type Engine struct {
 	snap      *scheduling.Snapshot
-	funcs     template.FuncMap
+	limits    Limits
+	funcs     template.FuncMap // for parsing; executors bind their own bounded copies
 	templates map[string]*compiledTemplate
 	config    *configIndex
 	schemas   *schemaIndex
-	buffers   sync.Pool // *bytes.Buffer, reused across assignments
+	expired   atomic.Bool // the deadline of the environment's rendering has passed
+	mu        sync.Mutex
+	free      []*executor // executors not in use
 }
 
 // compiledTemplate is a Template with each manifest parsed, or the reason it cannot be used.
@@ -44,8 +48,9 @@ type compiledTemplate struct {
 
 // NewEngine prepares a snapshot for rendering. Templates that do not parse are reported when
 // an assignment uses them.
-func NewEngine(snap *scheduling.Snapshot) *Engine {
-	e := &Engine{snap: snap, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
+func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
+	o := newOptions(opts)
+	e := &Engine{snap: snap, limits: o.limits, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
 	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
@@ -73,6 +78,7 @@ func (e *Engine) funcMap() template.FuncMap {
 		}
 		return Stringify(v)
 	}
+	fm[tickFunc] = func() string { return "" }
 	return fm
 }
 
@@ -85,6 +91,7 @@ func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
 			return ct
 		}
 		p.Option("missingkey=default")
+		addTicks(p)
 		ct.parsed = append(ct.parsed, p)
 	}
 	return ct
@@ -121,24 +128,43 @@ type templateData struct {
 	ConfigData           map[string]any
 }
 
-// Render produces the files of one assignment's folder (file name → content).
+// Render produces the files of one assignment's folder (file name → content), within the
+// engine's function and output limits. The deadline (Limits.Timeout) runs while Environment or
+// Incremental render with the engine.
 func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
-	ct := a.ClusterType
+	x := e.acquire()
+	defer e.release(x)
+	return x.render(a)
+}
+
+// newTemplateData is what the templates of an assignment see. Every value that can come from
+// a workload repository is escaped (see escape.go): it is never executed as a template.
+func newTemplateData(a *scheduling.Assignment, data map[string]any) *templateData {
+	return &templateData{
+		DeploymentTargetName: untrusted(a.Target.Name),
+		Namespace:            untrusted(a.Namespace()),
+		Environment:          untrusted(a.Target.Environment),
+		Workspace:            untrusted(a.Target.Labels["workspace"]),
+		Workload:             untrusted(a.Target.Labels["workload"]),
+		Labels:               untrustedMap(a.Target.Labels),
+		Manifests:            untrustedMap(a.Target.Manifests),
+		ClusterType:          a.ClusterType.Name,
+		ConfigData:           data,
+	}
+}
+
+// render renders one assignment with the executor's templates and budget.
+func (x *executor) render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
+	e, ct := x.e, a.ClusterType
+	if err := x.b.alive(); err != nil {
+		return nil, e.timeoutFailure(a)
+	}
+	x.b.reset()
 	data, err := e.configFor(a)
 	if err != nil {
 		return nil, err
 	}
-	td := &templateData{
-		DeploymentTargetName: a.Target.Name,
-		Namespace:            a.Namespace(),
-		Environment:          a.Target.Environment,
-		Workspace:            a.Target.Labels["workspace"],
-		Workload:             a.Target.Labels["workload"],
-		Labels:               a.Target.Labels,
-		Manifests:            a.Target.Manifests,
-		ClusterType:          ct.Name,
-		ConfigData:           data,
-	}
+	td := newTemplateData(a, data)
 	files := make(map[string][]byte, 3)
 	roles := []struct{ field, name string }{
 		{"spec.reconciler", ct.Spec.Reconciler},
@@ -150,7 +176,7 @@ func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *schedulin
 		if err != nil {
 			return nil, err
 		}
-		out, err := e.execute(tpl, td, a)
+		out, err := x.execute(tpl, td, a)
 		if err != nil {
 			return nil, err
 		}
@@ -186,24 +212,23 @@ func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*comp
 	return t, nil
 }
 
+// separator joins the manifests of a template.
+const separator = "---\n"
+
 // execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
-func (e *Engine) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
-	buf, _ := e.buffers.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
-	}
-	defer e.buffers.Put(buf)
+func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
+	buf := &x.buf
 	buf.Reset()
-	for i, p := range t.parsed {
+	for i, p := range x.parsed(t) {
 		mark := buf.Len()
 		if mark > 0 {
-			buf.WriteString("---\n")
+			if _, err := x.out.Write([]byte(separator)); err != nil {
+				return nil, manifestError(t, i, a, err)
+			}
 		}
 		start := buf.Len()
-		if err := e.executeNested(p, td, buf); err != nil {
-			se := templateError(t.tpl, t.tpl.Spec.Manifests[i], err)
-			se.Msg = fmt.Sprintf("rendering %s: %s", a.Key(), se.Msg)
-			return nil, se
+		if err := x.executeNested(p, td); err != nil {
+			return nil, manifestError(t, i, a, err)
 		}
 		if buf.Len() == start {
 			buf.Truncate(mark)
@@ -212,11 +237,20 @@ func (e *Engine) execute(t *compiledTemplate, td *templateData, a *scheduling.As
 	return append([]byte{}, buf.Bytes()...), nil
 }
 
+// manifestError locates an error of manifest i of a template and names the assignment.
+func manifestError(t *compiledTemplate, i int, a *scheduling.Assignment, err error) *scheduling.Error {
+	se := templateError(t.tpl, t.tpl.Spec.Manifests[i], err)
+	se.Msg = fmt.Sprintf("rendering %s: %s", a.Key(), se.Msg)
+	return se
+}
+
 // executeNested executes a template, appending to buf, then renders its output again while it
-// contains `{{`, at most MaxNesting times, as the reference does without a bound.
-func (e *Engine) executeNested(p *template.Template, td *templateData, buf *bytes.Buffer) error {
+// contains `{{`, at most MaxNesting times, as the reference does without a bound. Every pass
+// writes through the assignment's output budget.
+func (x *executor) executeNested(p *template.Template, td *templateData) error {
+	buf := &x.buf
 	start := buf.Len()
-	if err := p.Execute(buf, td); err != nil {
+	if err := p.Execute(x.out, td); err != nil {
 		return err
 	}
 	if !needsMorePasses(buf.Bytes()[start:]) {
@@ -224,17 +258,18 @@ func (e *Engine) executeNested(p *template.Template, td *templateData, buf *byte
 	}
 	out := string(buf.Bytes()[start:])
 	buf.Truncate(start)
-	var nestedBuf bytes.Buffer
+	nestedBuf := &x.nested
 	for pass := 1; strings.Contains(out, "{{"); pass++ {
 		if pass > MaxNesting {
 			return fmt.Errorf("output still contains `{{` after %d nested renderings; a value probably refers to itself (use the literal function to write `{{` verbatim)", MaxNesting)
 		}
-		nested, err := template.New(p.Name()).Funcs(e.funcs).Option("missingkey=default").Parse(out)
+		nested, err := template.New(p.Name()).Funcs(x.funcs).Option("missingkey=default").Parse(out)
 		if err != nil {
 			return fmt.Errorf("nested rendering: %w", err)
 		}
+		addTicks(nested)
 		nestedBuf.Reset()
-		if err := nested.Execute(&nestedBuf, td); err != nil {
+		if err := nested.Execute(x.nout, td); err != nil {
 			return fmt.Errorf("nested rendering: %w", err)
 		}
 		out = nestedBuf.String()
@@ -245,5 +280,5 @@ func (e *Engine) executeNested(p *template.Template, td *templateData, buf *byte
 
 // needsMorePasses tells whether output must be rendered again or has literals to restore.
 func needsMorePasses(out []byte) bool {
-	return bytes.Contains(out, []byte("{{")) || bytes.Contains(out, []byte(literalOpen)) || bytes.Contains(out, []byte(literalClose))
+	return bytes.Contains(out, []byte("{{")) || hasEscapes(out)
 }

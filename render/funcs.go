@@ -13,7 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Private-use code points that stand in for template delimiters emitted by `literal`.
+// Private-use code points that stand in for template delimiters emitted by `literal`; see
+// escape.go for the other escapes.
 const (
 	literalOpen  = "\uE000\uE000"
 	literalClose = "\uE001\uE001"
@@ -122,12 +123,15 @@ func Unquote(v any) string {
 	return strings.Trim(s, "'")
 }
 
-// Literal hides every `{{` and `}}` in s from further rendering passes; RestoreLiterals brings them back.
+// Literal hides every `{{` and `}}` in s from further rendering passes (and escapes the
+// private-use characters the placeholders are made of); RestoreLiterals brings them back.
 func Literal(s string) string {
-	return strings.NewReplacer("{{", literalOpen, "}}", literalClose).Replace(s)
+	return literalEscaper.Replace(s)
 }
 
-// RestoreLiterals turns the placeholders written by Literal back into `{{` and `}}`; apply it once, after the last pass.
+// RestoreLiterals turns the placeholders written by Literal, and the escapes of values that
+// come from workload repositories, back into the original text; apply it once, after the
+// last pass.
 func RestoreLiterals(s string) string {
-	return strings.NewReplacer(literalOpen, "{{", literalClose, "}}").Replace(s)
+	return restorer.Replace(s)
 }

@@ -23,21 +23,21 @@ type Stats struct {
 // rest. prev, a result of Environment or Incremental for the same environment, is not
 // modified and shares its unchanged outputs with the new result; without it (nil, a cold
 // start) the whole environment is rendered.
-func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
+func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Result, Stats) {
 	if prev == nil || prev.Snapshot == nil {
-		return full(next, "no previous result", 0)
+		return full(next, "no previous result", 0, opts)
 	}
 	outputs := cloneLater(prev.Outputs) // on another core, while the delta is worked out
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
 	case d.Environment:
-		return full(next, "the environment's name changed", d.Count())
+		return full(next, "the environment's name changed", d.Count(), opts)
 	case d.GitOpsRepo:
-		return full(next, "the GitOpsRepo changed", d.Count())
+		return full(next, "the GitOpsRepo changed", d.Count(), opts)
 	}
 	imp := newImpact(d, prev.Snapshot, next)
 	if imp.all {
-		return full(next, "a changed config or schema applies to every assignment", d.Count())
+		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
 	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
 	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed)}
@@ -50,14 +50,14 @@ func Incremental(prev *Result, next *scheduling.Snapshot) (*Result, Stats) {
 		res.forget(a.Key())
 	}
 	if len(dirty) > 0 {
-		res.renderAll(NewEngine(next), dirty)
+		res.renderAll(NewEngine(next, opts...), dirty)
 	}
 	res.Errors = allErrors(next, pathErr, s, res.Failed)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
 }
 
-func full(next *scheduling.Snapshot, reason string, changes int) (*Result, Stats) {
-	res := Environment(next)
+func full(next *scheduling.Snapshot, reason string, changes int, opts []Option) (*Result, Stats) {
+	res := Environment(next, opts...)
 	return res, Stats{Full: true, Reason: reason, Changes: changes, AssignmentsRendered: len(res.Assignments)}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -29,8 +30,9 @@ type Result struct {
 	Errors      scheduling.Errors            // every problem: loading, scheduling and rendering
 }
 
-// Environment schedules a snapshot and renders every assignment, in parallel.
-func Environment(snap *scheduling.Snapshot) *Result {
+// Environment schedules a snapshot and renders every assignment, in parallel, within the
+// limits of the options (DefaultLimits without).
+func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	res := &Result{Snapshot: snap, Outputs: map[string]map[string][]byte{}, Failed: map[string]*scheduling.Error{}}
 	res.Errors = append(res.Errors, snap.Errors...)
 	if snap.GitOpsRepo != nil {
@@ -43,46 +45,99 @@ func Environment(snap *scheduling.Snapshot) *Result {
 	}
 	res.Assignments = scheduling.Schedule(snap)
 	res.Outputs = make(map[string]map[string][]byte, len(res.Assignments))
-	res.renderAll(NewEngine(snap), res.Assignments)
+	res.renderAll(NewEngine(snap, opts...), res.Assignments)
 	res.Errors = res.Errors.Sorted()
 	return res
 }
 
-// renderAll renders assignments on all cores and records outputs and failures.
+// renderAll renders assignments on all cores and records outputs and failures. It returns by
+// the engine's deadline: assignments not rendered by then fail with the timeout error, and
+// what a worker still running delivers later is dropped.
 func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
-	files := make([]map[string][]byte, len(list))
-	errs := make([]*scheduling.Error, len(list))
+	c := newCollector(len(list))
 	workers := min(runtime.GOMAXPROCS(0), len(list))
+	finished := make(chan struct{})
 	var wg sync.WaitGroup
-	var next int64
-	var mu sync.Mutex
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				mu.Lock()
-				i := int(next)
-				next += 64
-				mu.Unlock()
-				if i >= len(list) {
-					return
-				}
-				for j := i; j < min(i+64, len(list)); j++ {
-					files[j], errs[j] = e.Render(list[j])
-				}
-			}
+			c.work(e, list)
 		}()
 	}
-	wg.Wait()
+	go func() { wg.Wait(); close(finished) }()
+	deadline := time.NewTimer(e.limits.Timeout)
+	select {
+	case <-finished:
+		deadline.Stop()
+	case <-deadline.C:
+		e.expired.Store(true)
+	}
+	files, errs := c.close()
 	for i, a := range list {
-		if errs[i] != nil {
+		switch {
+		case errs[i] != nil:
 			r.Failed[a.Key()] = errs[i]
-			continue
+		case files[i] == nil:
+			r.Failed[a.Key()] = e.timeoutFailure(a)
+		default:
+			r.Outputs[a.Key()] = files[i]
 		}
-		r.Outputs[a.Key()] = files[i]
 	}
 	r.Errors = append(r.Errors, groupFailures(list, r.Failed)...)
+}
+
+// collector hands out chunks of assignments to workers and gathers their results until it
+// is closed.
+type collector struct {
+	mu     sync.Mutex
+	next   int
+	closed bool
+	files  []map[string][]byte
+	errs   []*scheduling.Error
+}
+
+// chunk is how many assignments a worker takes at a time.
+const chunk = 64
+
+func newCollector(n int) *collector {
+	return &collector{files: make([]map[string][]byte, n), errs: make([]*scheduling.Error, n)}
+}
+
+// work renders chunks of list until there are none left or the collector is closed.
+func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
+	x := e.acquire()
+	defer e.release(x)
+	var files [chunk]map[string][]byte
+	var errs [chunk]*scheduling.Error
+	for {
+		c.mu.Lock()
+		i := c.next
+		c.next += chunk
+		stop := c.closed || e.expired.Load()
+		c.mu.Unlock()
+		if stop || i >= len(list) {
+			return
+		}
+		end := min(i+chunk, len(list))
+		for j := i; j < end; j++ {
+			files[j-i], errs[j-i] = x.render(list[j])
+		}
+		c.mu.Lock()
+		if !c.closed {
+			copy(c.files[i:end], files[:end-i])
+			copy(c.errs[i:end], errs[:end-i])
+		}
+		c.mu.Unlock()
+	}
+}
+
+// close stops accepting results and returns them.
+func (c *collector) close() ([]map[string][]byte, []*scheduling.Error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return c.files, c.errs
 }
 
 // Apply returns the GitOps tree that should replace prev: every rendered assignment exactly,

@@ -94,7 +94,8 @@ func decodeDocuments(file string, data []byte, objs *objects, errs *Errors) erro
 func documentAround(lines []string, line int) (start, end int) {
 	idx := min(max(line-1, 0), len(lines))
 	start, end = 0, len(lines)
-	for i := idx; i > 0; i-- {
+	// YAML also breaks lines at a lone "\r": its line can be past the last "\n" line.
+	for i := min(idx, len(lines)-1); i > 0; i-- {
 		if strings.HasPrefix(lines[i], "---") {
 			start = i + 1
 			break

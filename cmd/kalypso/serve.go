@@ -53,7 +53,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	}
 	clients := &serverClients{}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
-	rec := reconcile.New(cache, clients, reconcile.WithPolicy(scheduling.Policy{
+	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
 	index := reconcile.NewIndex(rec, func(r reconcile.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)

@@ -16,6 +16,7 @@ import (
 type results struct {
 	mu      sync.Mutex
 	entries map[Env]*resultEntry
+	opts    []render.Option // the rendering limits
 }
 
 // resultEntry is an environment rendered from the sources it names.
@@ -29,7 +30,7 @@ func newResults() *results { return &results{entries: map[Env]*resultEntry{}} }
 // render computes env's result for snap from the entry of env, when there is one, and keeps
 // the new result as the entry.
 func (c *results) render(env Env, snap *scheduling.Snapshot) (*render.Result, render.Stats) {
-	res, stats := render.Incremental(c.previous(env), snap)
+	res, stats := render.Incremental(c.previous(env), snap, c.opts...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries[env] = &resultEntry{sources: slices.Clone(snap.Sources), result: res}
@@ -39,7 +40,7 @@ func (c *results) render(env Env, snap *scheduling.Snapshot) (*render.Result, re
 // peek computes env's result for snap from the entry of env without keeping it: snap is not
 // what the environment pins (main at another commit).
 func (c *results) peek(env Env, snap *scheduling.Snapshot) *render.Result {
-	res, _ := render.Incremental(c.previous(env), snap)
+	res, _ := render.Incremental(c.previous(env), snap, c.opts...)
 	return res
 }
 

@@ -48,3 +48,22 @@ func TestPeekKeepsTheEntry(t *testing.T) {
 	require.Same(t, kept, c.entries[dev].result)
 	require.Len(t, kept.Outputs, 4)
 }
+
+// TestRenderLimitsReachTheRenderer: the reconciler renders within the limits it is given (an
+// output limit no assignment fits fails them all, naming the setting), when it keeps the
+// result and when it only peeks.
+func TestRenderLimitsReachTheRenderer(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 2, Workloads: 1, TargetsPerWorkload: 1, Configs: 1, Policies: 1})
+	limits := WithRenderLimits(render.Limits{MaxAssignmentBytes: 10})
+	kept, _ := New(nil, nil, limits).results.render(Env{Name: "dev"}, scheduling.Load(f.Inputs()))
+	peeked := New(nil, nil, limits).results.peek(Env{Name: "dev"}, scheduling.Load(f.Inputs()))
+	for _, res := range []*render.Result{kept, peeked} {
+		require.Empty(t, res.Outputs)
+		require.Len(t, res.Failed, 2)
+		for _, err := range res.Failed {
+			require.Contains(t, err.Msg, render.SettingMaxAssignmentBytes)
+		}
+	}
+	res, _ := New(nil, nil).results.render(Env{Name: "dev"}, scheduling.Load(f.Inputs()))
+	require.Len(t, res.Outputs, 2, "the default limits fit")
+}

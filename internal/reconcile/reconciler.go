@@ -82,6 +82,11 @@ func WithPolicy(p scheduling.Policy) Option {
 	return func(r *Reconciler) { r.policy = p }
 }
 
+// WithRenderLimits bounds the rendering of every environment (render.DefaultLimits without).
+func WithRenderLimits(l render.Limits) Option {
+	return func(r *Reconciler) { r.results.opts = []render.Option{render.WithLimits(l)} }
+}
+
 // Outcome is what reconciling an environment found and did.
 type Outcome struct {
 	Env      Env
