@@ -11,6 +11,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -59,6 +60,14 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
+	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
+		Results: rec, Repos: cache, Clients: clients, WebURL: cfg.GitHub.WebURL})
+	if err != nil {
+		return nil, err
+	}
+	if fleet != nil {
+		opts = append(opts, app.WithPublicRoutes(fleet.Register))
+	}
 	opts = append([]app.Option{
 		app.WithLogger(logger),
 		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core},
@@ -70,6 +79,9 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		return nil, err
 	}
 	clients.srv = srv
+	if fleet != nil {
+		startFleet(ctx, cfg, fleet, srv)
+	}
 	return srv, nil
 }
 
