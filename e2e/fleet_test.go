@@ -129,6 +129,25 @@ func TestE2EFleetAccessRules(t *testing.T) {
 	require.NotEmpty(t, envs, "alice reads the control plane")
 	require.Contains(t, w.page(alice), sample.ControlPlane)
 	require.NotEmpty(t, order)
+
+	w.settle()
+	w.fleetEnvs(alice)
+	before, calls := w.sim.RateLimitRemaining(w.seeded.Installation), totalCalls(w.sim.Calls())
+	w.fleetEnvs(alice)
+	require.Equal(t, before, w.sim.RateLimitRemaining(w.seeded.Installation),
+		"nothing changed: every read is conditional and answered 304, which costs no rate limit")
+	perEnv := (totalCalls(w.sim.Calls()) - calls) / len(envs)
+	require.LessOrEqual(t, perEnv, 4+5, "a few REST calls per environment")
+}
+
+func totalCalls(calls map[string]int) int {
+	n := 0
+	for route, c := range calls {
+		if !strings.HasPrefix(route, "GET /user") && route != "GET /repos/{owner}/{repo}" {
+			n += c
+		}
+	}
+	return n
 }
 
 // page reads /fleet as the browser's user.

@@ -23,16 +23,18 @@ type Clients interface {
 	Client(ctx context.Context, installation int64) (*github.Client, error)
 }
 
-// gitopsHead reads the head commit of the environment's GitOps branch: one call.
+// gitopsHead reads the head commit of the environment's GitOps branch: one call. (The ref
+// rather than the branch endpoint: go-github reads the branch answer without draining it, so
+// the HTTP cache never keeps it and it could not be revalidated.)
 func gitopsHead(ctx context.Context, gh *github.Client, repo reconcile.Repo, branch string) (string, error) {
-	b, _, err := gh.Repositories.GetBranch(ctx, repo.Owner, repo.Name, branch, 0)
+	ref, _, err := gh.Git.GetRef(ctx, repo.Owner, repo.Name, "heads/"+branch)
 	if notFound(err) {
 		return "", nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("branch %s of %s: %w", branch, repo, err)
 	}
-	return validSHA(b.GetCommit().GetSHA()), nil
+	return validSHA(ref.GetObject().GetSHA()), nil
 }
 
 // appPullRequest finds the app's open pull request of an environment: one call.

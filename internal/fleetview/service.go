@@ -64,7 +64,7 @@ func (s *Service) Snapshot(ctx context.Context) (*Fleet, error) {
 	if s.last != nil && s.opts.Sources.now().Sub(s.built) < s.opts.Refresh {
 		return s.last, nil
 	}
-	f, err := s.opts.Sources.Build(ctx)
+	f, err := s.opts.Sources.Build(s.opts.Logger.With().Str("component", "fleet").Logger().WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}
