@@ -174,6 +174,8 @@ func TestE2EFleetFollowsAPromotion(t *testing.T) {
 	require.Equal(t, "automatic", dev.Approval)
 	require.NotEmpty(t, dev.Assignments, "cluster types × deployment targets")
 	require.Contains(t, dev.Assignments[0].URL, sample.GitOpsRepo+"/tree/")
+	require.Equal(t, first, dev.Assignments[0].MainCommit)
+	require.Len(t, dev.Assignments[0].WorkloadCommit, 40, "the workload commit it was rendered from")
 	_, order := w.fleetEnvs(alice)
 	require.Less(t, indexOf(order, "dev"), indexOf(order, "stage"), "environments in promotion order")
 

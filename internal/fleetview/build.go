@@ -142,10 +142,12 @@ func (s Sources) fillRender(env *Environment, info reconcile.EnvInfo, res *rende
 			env.Main = s.commit(info.Env.ControlPlane.String(), src.Commit, facts)
 		}
 	}
+	commits := sourceCommits(res, sources, info.Env.Name)
 	for _, a := range res.Assignments {
 		folder := path.Join(res.Root, a.Key())
 		cell := Assignment{ClusterType: a.ClusterType.Name, Target: a.Target.Name, Workload: a.Target.Workload, Folder: folder,
-			URL: s.repoURL(info.GitOps.String()) + "/tree/" + url.PathEscape(info.GitOpsBranch) + "/" + escapePath(folder)}
+			URL:        s.repoURL(info.GitOps.String()) + "/tree/" + url.PathEscape(info.GitOpsBranch) + "/" + escapePath(folder),
+			MainCommit: commits["main"], EnvironmentCommit: commits[info.Env.Name], WorkloadCommit: commits["workload:"+a.Target.Workload]}
 		if e := res.Failed[a.Key()]; e != nil {
 			p := problemOf(e)
 			cell.Error = &p
@@ -155,6 +157,25 @@ func (s Sources) fillRender(env *Environment, info reconcile.EnvInfo, res *rende
 	for _, e := range res.Errors {
 		env.Errors = append(env.Errors, problemOf(e))
 	}
+}
+
+// sourceCommits maps "main", the environment's name and "workload:<workload>" to the commit
+// each was read at, the workloads through the registration that delivered them.
+func sourceCommits(res *render.Result, sources []scheduling.SourceCommit, env string) map[string]string {
+	bySource := map[string]string{}
+	for _, src := range sources {
+		bySource[src.Name] = validSHA(src.Commit)
+	}
+	out := map[string]string{"main": bySource["main"], env: bySource[env]}
+	if res.Snapshot == nil {
+		return out
+	}
+	for _, w := range res.Snapshot.Workloads {
+		if w.Registration != nil {
+			out["workload:"+w.Name] = bySource["workload "+w.Registration.Name]
+		}
+	}
+	return out
 }
 
 // fillGitOps reads the GitOps branch head and the app's open pull request.

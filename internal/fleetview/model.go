@@ -120,6 +120,11 @@ type Assignment struct {
 	Folder      string   `json:"folder"`
 	URL         string   `json:"url"`
 	Error       *Problem `json:"error,omitempty"` // why it did not render (its last good output stays)
+	// The commits it was rendered from: main (templates), the environment branch (cluster
+	// type, configs) and the workload's registered branch.
+	MainCommit        string `json:"mainCommit,omitempty"`
+	EnvironmentCommit string `json:"environmentCommit,omitempty"`
+	WorkloadCommit    string `json:"workloadCommit,omitempty"`
 }
 
 // Problem is an error at a file and line.
