@@ -190,3 +190,50 @@ func largeFleet(envs, clusterTypes, targets int) *Fleet {
 	}
 	return &Fleet{ControlPlanes: []ControlPlane{cp}}
 }
+
+func TestSignInRefusesAForeignState(t *testing.T) {
+	svc, err := New(Options{OAuth: &OAuth{ClientID: "id", WebURL: "https://github.example", PublicURL: "https://kalypso.example"},
+		SessionKey: strings.Repeat("k", 32), SessionTTL: time.Hour})
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	svc.Register(mux)
+
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/fleet/login", nil))
+	require.Equal(t, http.StatusFound, rec.Code)
+	loc := rec.Header().Get("Location")
+	require.True(t, strings.HasPrefix(loc, "https://github.example/login/oauth/authorize?"), loc)
+	require.Contains(t, loc, "redirect_uri=https%3A%2F%2Fkalypso.example%2Ffleet%2Fcallback")
+	state := rec.Result().Cookies()[0]
+	require.Equal(t, stateCookie, state.Name)
+	require.True(t, state.HttpOnly)
+	require.True(t, state.Secure)
+
+	for name, req := range map[string]*http.Request{
+		"no state cookie": httptest.NewRequest("GET", "/fleet/callback?code=c&state="+state.Value, nil),
+		"another state":   httptest.NewRequest("GET", "/fleet/callback?code=c&state=forged", nil),
+		"no code":         httptest.NewRequest("GET", "/fleet/callback?state="+state.Value, nil),
+	} {
+		if name != "no state cookie" {
+			req.AddCookie(state)
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusBadRequest, rec.Code, name)
+		require.Empty(t, cookieNamed(rec.Result().Cookies(), SessionCookie), name)
+	}
+
+	rec = httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/fleet", nil))
+	require.Equal(t, http.StatusUnauthorized, rec.Code)
+	require.Equal(t, "no-store", rec.Header().Get("Cache-Control"))
+}
+
+func cookieNamed(cookies []*http.Cookie, name string) string {
+	for _, c := range cookies {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
