@@ -34,15 +34,15 @@ func fleetService(cfg *config.Config, logger zerolog.Logger, src fleetview.Sourc
 	return svc, nil
 }
 
+// minBackgroundRefresh is the shortest period of the background refresh that keeps the
+// metrics current; pages and badges read again after fleet.refreshInterval anyway.
+const minBackgroundRefresh = time.Minute
+
 // startFleet registers the fleet metrics and refreshes the fleet in the background until ctx
 // ends, so that the gauges stay current without anyone opening the page.
 func startFleet(ctx context.Context, cfg *config.Config, svc *fleetview.Service, srv *app.Server) {
 	svc.UseMetrics(fleetview.NewMetrics(srv.Registry(), time.Now))
-	interval := cfg.Fleet.RefreshInterval.Std()
-	if interval <= 0 {
-		interval = config.DefaultFleetRefreshInterval
-	}
-	go svc.Run(ctx, interval)
+	go svc.Run(ctx, max(cfg.Fleet.RefreshInterval.Std(), minBackgroundRefresh))
 }
 
 // installationsOf lists the App's installations.

@@ -101,7 +101,10 @@ func (o *OAuth) canRead(ctx context.Context, token, repo string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r, _, err := gh.Repositories.Get(ctx, owner, name)
+	r, resp, err := gh.Repositories.Get(ctx, owner, name)
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		return false, ErrNoSession // the user's token expired or was revoked: sign in again
+	}
 	if notFound(err) || isForbidden(err) {
 		return false, nil
 	}
@@ -114,7 +117,7 @@ func (o *OAuth) canRead(ctx context.Context, token, repo string) (bool, error) {
 func isForbidden(err error) bool {
 	var e *github.ErrorResponse
 	if ok := asError(err, &e); ok && e.Response != nil {
-		return e.Response.StatusCode == http.StatusForbidden || e.Response.StatusCode == http.StatusUnauthorized
+		return e.Response.StatusCode == http.StatusForbidden
 	}
 	return false
 }
