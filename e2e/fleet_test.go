@@ -262,3 +262,23 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+func TestE2EFleetShowsErrorsAtTheirLineEscaped(t *testing.T) {
+	w := fleetWorld(t)
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "alice", "admin"))
+	alice := w.signIn("alice")
+	w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/observability.yaml": str(observability("./<script>alert(1)</script>"))})
+	dev := w.waitFleet(alice, "dev", "the workload's error", func(e fleetview.Environment) bool {
+		for _, p := range e.Errors {
+			if strings.Contains(p.File, "workloads/observability.yaml") && p.Line > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	require.NotEmpty(t, dev.Errors)
+	page := w.page(alice)
+	require.Contains(t, page, "workloads/observability.yaml:")
+	require.Contains(t, page, "&lt;script&gt;", "the error quotes the value")
+	require.NotContains(t, page, "<script>alert(1)</script>", "values from a workload repository are escaped")
+}
