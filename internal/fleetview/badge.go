@@ -22,15 +22,27 @@ type Badge struct {
 var badgeSVG = template.Must(template.New("badge").Parse(`<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="20" role="img" aria-label="{{.B.Label}}: {{.B.Message}}"><title>{{.B.Label}}: {{.B.Message}}</title><linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient><clipPath id="r"><rect width="{{.W}}" height="20" rx="3" fill="#fff"/></clipPath><g clip-path="url(#r)"><rect width="{{.LW}}" height="20" fill="#555"/><rect x="{{.LW}}" width="{{.MW}}" height="20" fill="{{.B.Color}}"/><rect width="{{.W}}" height="20" fill="url(#s)"/></g><g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11"><text x="{{.LX}}" y="14">{{.B.Label}}</text><text x="{{.MX}}" y="14">{{.B.Message}}</text></g></svg>
 `))
 
-// stateColors maps states to colours; anything else is grey.
-var stateColors = map[string]string{
-	StateDeployed: "#4c1", StateFailed: "#e05d44", StateWaiting: "#dfb317", StateAwaitingMerge: "#dfb317",
-	StateAwaitingApproval: "#8250df", StateSuperseded: "#9f9f9f",
+// unknownColor is the colour of states without one of their own.
+const unknownColor = "#9f9f9f"
+
+// stateColor is the badge colour of a state.
+func stateColor(state string) string {
+	switch state {
+	case StateDeployed:
+		return "#4c1"
+	case StateFailed:
+		return "#e05d44"
+	case StateWaiting, StateAwaitingMerge:
+		return "#dfb317"
+	case StateAwaitingApproval:
+		return "#8250df"
+	}
+	return unknownColor
 }
 
 // BadgeFor finds an environment in the fleet; an unknown one gives the "unknown" badge.
 func BadgeFor(f *Fleet, repo, env string) Badge {
-	b := Badge{Label: env, Message: "unknown", Color: "#9f9f9f"}
+	b := Badge{Label: env, Message: "unknown", Color: unknownColor}
 	for _, cp := range f.ControlPlanes {
 		if !strings.EqualFold(cp.Repo, repo) {
 			continue
@@ -46,9 +58,7 @@ func BadgeFor(f *Fleet, repo, env string) Badge {
 			if d := e.Promotion.Deployed; d != nil {
 				b.Message += " " + d.Short
 			}
-			if c, ok := stateColors[e.Promotion.State]; ok {
-				b.Color = c
-			}
+			b.Color = stateColor(e.Promotion.State)
 		}
 	}
 	return b
@@ -77,7 +87,7 @@ func (s *Service) serveBadge(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	b := Badge{Label: env, Message: "unknown", Color: "#9f9f9f"}
+	b := Badge{Label: env, Message: "unknown", Color: unknownColor}
 	if f, err := s.Snapshot(r.Context()); err == nil {
 		b = BadgeFor(f, owner+"/"+repo, env)
 	} else {

@@ -17,10 +17,23 @@ const (
 	MetricLeadTime          = "kalypso_fleet_lead_time_seconds"
 )
 
-// StateCodes are the values of kalypso_fleet_promotion_state.
-var StateCodes = map[string]float64{
-	StateUnknown: 0, StateAwaitingMerge: 1, StateWaiting: 2, StateDeployed: 3, StateFailed: 4,
-	StateSuperseded: 5, StateAwaitingApproval: 6,
+// StateCode is the value of kalypso_fleet_promotion_state for a state.
+func StateCode(state string) float64 {
+	switch state {
+	case StateAwaitingMerge:
+		return 1
+	case StateWaiting:
+		return 2
+	case StateDeployed:
+		return 3
+	case StateFailed:
+		return 4
+	case StateSuperseded:
+		return 5
+	case StateAwaitingApproval:
+		return 6
+	}
+	return 0
 }
 
 // Metrics keeps the fleet gauges and the lead-time histogram in a go-metrics registry.
@@ -59,7 +72,7 @@ func (m *Metrics) update(f *Fleet) {
 	for _, cp := range f.ControlPlanes {
 		for _, e := range cp.Environments {
 			kv := []string{"control_plane", cp.Repo, "environment", e.Name}
-			set(MetricPromotionState, StateCodes[e.Promotion.State], kv...)
+			set(MetricPromotionState, StateCode(e.Promotion.State), kv...)
 			set(MetricClustersCompliant, float64(e.Promotion.Compliant), kv...)
 			set(MetricClustersExpected, float64(e.Promotion.Expected), kv...)
 			if d := e.Promotion.Deployed; d != nil && d.Time != nil {
