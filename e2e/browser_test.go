@@ -97,26 +97,35 @@ func envCards(doc *html.Node) ([]string, map[string]string) {
 	return order, states
 }
 
-// text returns the text of the element with the given class inside the card of env.
+// cardText returns the text of the element with the given class inside the card of env.
 func cardText(doc *html.Node, env, class string) string {
+	return strings.TrimSpace(textIn(doc, "article", env, class))
+}
+
+// drillText returns the text of the element with the given class in the drill-down of env.
+func drillText(doc *html.Node, env, class string) string { return textIn(doc, "details", env, class) }
+
+// textIn joins the text inside the elements of a class, inside the element named tag whose
+// data-env is env.
+func textIn(doc *html.Node, tag, env, class string) string {
 	var out strings.Builder
-	var walk func(n *html.Node, inCard, inClass bool)
-	walk = func(n *html.Node, inCard, inClass bool) {
-		if n.Type == html.ElementNode && n.Data == "article" && attr(n, "data-env") == env {
-			inCard = true
+	var walk func(n *html.Node, inside, inClass bool)
+	walk = func(n *html.Node, inside, inClass bool) {
+		if n.Type == html.ElementNode && n.Data == tag && attr(n, "data-env") == env {
+			inside = true
 		}
-		if inCard && n.Type == html.ElementNode && strings.Contains(" "+attr(n, "class")+" ", " "+class+" ") {
+		if inside && n.Type == html.ElementNode && strings.Contains(" "+attr(n, "class")+" ", " "+class+" ") {
 			inClass = true
 		}
 		if inClass && n.Type == html.TextNode {
 			out.WriteString(n.Data)
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, inCard, inClass)
+			walk(c, inside, inClass)
 		}
 	}
 	walk(doc, false, false)
-	return strings.TrimSpace(out.String())
+	return out.String()
 }
 
 func attr(n *html.Node, key string) string {
@@ -147,6 +156,9 @@ func TestE2EFleetInChromium(t *testing.T) {
 	require.Equal(t, "awaiting merge", cardText(doc, "dev", "state"))
 	require.Equal(t, first[:7], cardText(doc, "dev", "pin"))
 	require.Contains(t, cardText(doc, "dev", "pr"), "#")
+	cells := drillText(doc, "dev", "cells")
+	require.Contains(t, cells, "large", "the drill-down lists cluster types × deployment targets")
+	require.Contains(t, cells, "observability-prometheus")
 
 	merge := w.mergeEnvPR("dev", first)
 	const failing = "kustomization/flux-system/77aa01bc"
