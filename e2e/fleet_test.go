@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
+	"github.com/kalypso-gitops/kalypso/internal/githubsim"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
 )
 
@@ -138,6 +139,17 @@ func TestE2EFleetAccessRules(t *testing.T) {
 		"nothing changed: every read is conditional and answered 304, which costs no rate limit")
 	perEnv := (totalCalls(w.sim.Calls()) - calls) / len(envs)
 	require.LessOrEqual(t, perEnv, 4+5, "a few REST calls per environment")
+
+	w.sim.InjectFault(githubsim.Fault{Method: "GET", PathPattern: "/repos/{owner}/{repo}/deployments", Status: http.StatusForbidden, Times: 1})
+	envs, _ = w.fleetEnvs(alice)
+	var partly []string
+	for name, e := range envs {
+		if e.ReadError != "" {
+			partly = append(partly, name)
+		}
+	}
+	require.Len(t, partly, 1, "one environment GitHub failed for says so; the others are whole")
+	require.Len(t, envs, len(order))
 }
 
 func totalCalls(calls map[string]int) int {

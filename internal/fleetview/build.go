@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/render"
@@ -102,7 +103,13 @@ func (s Sources) plane(ctx context.Context, gh *github.Client, cp reconcile.Repo
 	for _, name := range promotionOrder(names, facts.chain) {
 		env, err := s.environment(ctx, gh, facts, infos[name])
 		if err != nil {
-			return ControlPlane{}, err
+			if ctx.Err() != nil {
+				return ControlPlane{}, err
+			}
+			// One environment GitHub cannot answer for shows what is known, and why the rest
+			// is missing; the others are unaffected.
+			zerolog.Ctx(ctx).Warn().Err(err).Str("control_plane", cp.String()).Str("environment", name).Msg("fleet view: environment partly read")
+			env.ReadError = truncate(err.Error(), 300)
 		}
 		plane.Environments = append(plane.Environments, env)
 	}

@@ -41,10 +41,11 @@ type Environment struct {
 	Main        *Commit      `json:"main,omitempty"`  // the main commit its base-repo.yaml pins
 	GitOps      GitOps       `json:"gitops"`
 	Promotion   Promotion    `json:"promotion"`
-	Sources     []Source     `json:"sources"`     // the commits the last render came from
-	Assignments []Assignment `json:"assignments"` // cluster types × deployment targets
-	Errors      []Problem    `json:"errors"`      // every problem of the last render
-	History     []Deployment `json:"history"`     // the last promotions, newest first
+	Sources     []Source     `json:"sources"`             // the commits the last render came from
+	Assignments []Assignment `json:"assignments"`         // cluster types × deployment targets
+	Errors      []Problem    `json:"errors"`              // every problem of the last render
+	History     []Deployment `json:"history"`             // the last promotions, newest first
+	ReadError   string       `json:"readError,omitempty"` // why part of it could not be read from GitHub
 }
 
 // Commit is a commit with its link.
