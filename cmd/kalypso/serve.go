@@ -100,24 +100,9 @@ func (c *serverClients) Token(ctx context.Context, installation int64) (string, 
 
 // resync lists the app's installations and reconciles all their environments.
 func resync(ctx context.Context, clients *serverClients, core *handlers.Core) error {
-	gh, err := clients.srv.ClientCreator().NewAppClient()
+	ids, err := installationsOf(clients)(ctx)
 	if err != nil {
 		return err
-	}
-	var ids []int64
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		list, resp, err := gh.Apps.ListInstallations(ctx, opts)
-		if err != nil {
-			return fmt.Errorf("list installations: %w", err)
-		}
-		for _, inst := range list {
-			ids = append(ids, inst.GetID())
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	return core.Resync(ctx, ids)
 }
