@@ -11,6 +11,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -59,6 +60,14 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
+	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
+		Results: rec, Repos: cache, Clients: clients, WebURL: cfg.GitHub.WebURL})
+	if err != nil {
+		return nil, err
+	}
+	if fleet != nil {
+		opts = append(opts, app.WithPublicRoutes(fleet.Register))
+	}
 	opts = append([]app.Option{
 		app.WithLogger(logger),
 		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core},
@@ -70,6 +79,9 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		return nil, err
 	}
 	clients.srv = srv
+	if fleet != nil {
+		startFleet(ctx, cfg, fleet, srv)
+	}
 	return srv, nil
 }
 
@@ -88,24 +100,9 @@ func (c *serverClients) Token(ctx context.Context, installation int64) (string, 
 
 // resync lists the app's installations and reconciles all their environments.
 func resync(ctx context.Context, clients *serverClients, core *handlers.Core) error {
-	gh, err := clients.srv.ClientCreator().NewAppClient()
+	ids, err := installationsOf(clients)(ctx)
 	if err != nil {
 		return err
-	}
-	var ids []int64
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		list, resp, err := gh.Apps.ListInstallations(ctx, opts)
-		if err != nil {
-			return fmt.Errorf("list installations: %w", err)
-		}
-		for _, inst := range list {
-			ids = append(ids, inst.GetID())
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	return core.Resync(ctx, ids)
 }
