@@ -11,6 +11,8 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -55,7 +57,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithPolicy(scheduling.Policy{
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
-	index := reconcile.NewIndex(rec, func(r reconcile.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
+	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
@@ -73,15 +75,21 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	return srv, nil
 }
 
-// serverClients gives the reconciler the server's installation clients and tokens.
+// serverClients gives orchestration the server's installation clients and tokens.
 type serverClients struct{ srv *app.Server }
 
-// Client implements reconcile.Clients.
-func (c *serverClients) Client(_ context.Context, installation int64) (*github.Client, error) {
-	return c.srv.ClientCreator().NewInstallationClient(installation)
+var _ ghport.Installations = (*serverClients)(nil)
+
+// Client implements ghport.Installations with the REST adapter over the installation's client.
+func (c *serverClients) Client(_ context.Context, installation int64) (ghport.GitHub, error) {
+	gh, err := c.srv.ClientCreator().NewInstallationClient(installation)
+	if err != nil {
+		return nil, err
+	}
+	return ghport.NewREST(gh), nil
 }
 
-// Token implements reconcile.Clients.
+// Token implements ghport.Installations.
 func (c *serverClients) Token(ctx context.Context, installation int64) (string, error) {
 	return c.srv.InstallationToken(ctx, installation)
 }

@@ -184,14 +184,24 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	err = repo.PushContext(ctx, opts)
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case strings.Contains(err.Error(), "non-fast-forward"), strings.Contains(err.Error(), "failed to update ref"),
-		strings.Contains(err.Error(), "rejected"):
+	case rejected(err):
 		return fmt.Errorf("push %s/%s %s: %w: %v", owner, name, branch, ErrStale, err)
 	default:
 		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
 	}
 	c.account(owner+"/"+name, repo)
 	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
+}
+
+// rejected reports whether a push failed because the remote branch was not where the lease
+// said. This is the one place that reads go-git's error text: go-git v5 reports a lease or
+// fast-forward check that fails on its side as an untyped "non-fast-forward update" error, and
+// a ref update the server refuses as an untyped report-status error ("failed to update ref",
+// "rejected"); callers see ErrStale and test it with errors.Is.
+func rejected(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "failed to update ref") ||
+		strings.Contains(msg, "rejected")
 }
 
 // Delete removes a remote branch if it is still at old.

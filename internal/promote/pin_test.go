@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
 func TestPinText(t *testing.T) {
@@ -27,14 +27,11 @@ func TestPinText(t *testing.T) {
 }
 
 func TestApprovalID(t *testing.T) {
-	id := approvalID(repo("o", "cp"), "stage", "abc")
-	cp, env, sha, ok := parseApprovalID(id)
+	l := Locator{Installation: 1, ControlPlane: envref.Repo{Owner: "o", Name: "cp"}, Env: "stage", Commit: "abc"}
+	got, ok := parseApprovalID(approvalID(l))
 	require.True(t, ok)
-	require.Equal(t, "o/cp", cp.String())
-	require.Equal(t, "stage", env)
-	require.Equal(t, "abc", sha)
-	_, _, _, ok = parseApprovalID("kalypso:o/cp:dev")
+	l.Installation = 0 // not in the identifier: the event says it
+	require.Equal(t, l, got)
+	_, ok = parseApprovalID("kalypso:o/cp:dev")
 	require.False(t, ok)
 }
-
-func repo(owner, name string) reconcile.Repo { return reconcile.Repo{Owner: owner, Name: name} }

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +14,7 @@ import (
 func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
 	f := fleet.New(fleet.Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
 	c := newResults()
-	dev := Env{Installation: 1, ControlPlane: Repo{"org", "cp"}, Name: "dev"}
+	dev := envref.Env{Installation: 1, ControlPlane: envref.Repo{Owner: "org", Name: "cp"}, Name: "dev"}
 	stage := dev
 	stage.Name = "stage"
 
@@ -40,7 +41,7 @@ func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
 func TestPeekKeepsTheEntry(t *testing.T) {
 	f := fleet.New(fleet.Spec{ClusterTypes: 2, Workloads: 2, TargetsPerWorkload: 1, Configs: 1, Policies: 1})
 	c := newResults()
-	dev := Env{Name: "dev"}
+	dev := envref.Env{Name: "dev"}
 	kept, _ := c.render(dev, scheduling.Load(f.Inputs()))
 	delete(f.Env, f.ClusterTypeFile(0))
 	peeked := c.peek(dev, scheduling.Load(f.Inputs()))

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
 
 	"github.com/kalypso-gitops/kalypso/render"
@@ -102,8 +102,7 @@ func (r *Reconciler) findPR(ctx context.Context, out *Outcome, branch string) (*
 	if err != nil {
 		return nil, err
 	}
-	prs, _, err := gh.PullRequests.List(ctx, out.GitOps.Owner, out.GitOps.Name, &github.PullRequestListOptions{
-		State: "open", Head: out.GitOps.Owner + ":" + branch, Base: out.Base})
+	prs, err := gh.OpenPullRequests(ctx, out.GitOps, branch, out.Base)
 	if err != nil {
 		return nil, fmt.Errorf("list pull requests of %s: %w", out.GitOps, err)
 	}
@@ -128,9 +127,9 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 	title, body := prTitle(out), prBody(out)
 	switch {
 	case pr == nil:
-		pr, _, err = gh.PullRequests.Create(ctx, out.GitOps.Owner, out.GitOps.Name, &github.NewPullRequest{
+		pr, err = gh.CreatePullRequest(ctx, out.GitOps, &github.NewPullRequest{
 			Title: &title, Body: &body, Head: &branch, Base: &out.Base, MaintainerCanModify: github.Bool(true)})
-		if alreadyExists(err) { // another replica opened it first: the next reconcile updates it
+		if errors.Is(err, ghport.ErrPullRequestExists) { // another replica opened it first: the next reconcile updates it
 			if pr, err = r.findPR(ctx, out, branch); err == nil && pr == nil {
 				err = fmt.Errorf("pull request for %s reported as existing but not found", branch)
 			}
@@ -139,25 +138,18 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 			return fmt.Errorf("open pull request on %s: %w", out.GitOps, err)
 		}
 	case pr.GetTitle() != title || pr.GetBody() != body:
-		pr, _, err = gh.PullRequests.Edit(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), &github.PullRequest{Title: &title, Body: &body})
-		if err != nil {
-			return fmt.Errorf("update pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
+		number := pr.GetNumber()
+		if pr, err = gh.EditPullRequest(ctx, out.GitOps, number, &github.PullRequest{Title: &title, Body: &body}); err != nil {
+			return fmt.Errorf("update pull request #%d on %s: %w", number, out.GitOps, err)
 		}
 	}
 	out.PR = pr
 	if out.Promoted && !hasLabel(pr, PromotedLabel) {
-		if _, _, err := gh.Issues.AddLabelsToIssue(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), []string{PromotedLabel}); err != nil {
+		if err := gh.AddLabels(ctx, out.GitOps, pr.GetNumber(), []string{PromotedLabel}); err != nil {
 			return fmt.Errorf("label pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
 		}
 	}
 	return nil
-}
-
-// alreadyExists tells whether GitHub refused to open a pull request because one is open.
-func alreadyExists(err error) bool {
-	var ge *github.ErrorResponse
-	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusUnprocessableEntity &&
-		strings.Contains(ge.Error(), "already exists")
 }
 
 func hasLabel(pr *github.PullRequest, name string) bool {
@@ -174,8 +166,8 @@ func (r *Reconciler) closePR(ctx context.Context, out *Outcome, pr *github.PullR
 	if err != nil {
 		return err
 	}
-	_, resp, err := gh.PullRequests.Edit(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), &github.PullRequest{State: github.String("closed")})
-	if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) {
+	_, err = gh.EditPullRequest(ctx, out.GitOps, pr.GetNumber(), &github.PullRequest{State: github.String("closed")})
+	if err != nil && !errors.Is(err, ghport.ErrNotFound) {
 		return fmt.Errorf("close pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
 	}
 	return nil
