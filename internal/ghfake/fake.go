@@ -115,7 +115,7 @@ func notFound(what string, id any) error {
 
 // Installations serves the fake for every installation, with a fixed git token.
 type Installations struct {
-	GitHub *GitHub
+	GitHub ghport.GitHub
 	Git    string // the token
 }
 

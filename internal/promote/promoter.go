@@ -35,9 +35,15 @@ type Index interface {
 	Matching(ctx context.Context, inst int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error)
 }
 
+// Git is how the promoter reads and writes repositories: through sessions of the git cache
+// (implemented by *gitcache.Cache).
+type Git interface {
+	Use(ctx context.Context, r gitcache.Remote, branches []string, fn func(*gitcache.Session) error) error
+}
+
 // Promoter runs promotions. Waits run in the background and are found again after a restart.
 type Promoter struct {
-	cache   *gitcache.Cache
+	cache   Git
 	clients ghport.Installations
 	index   Index
 	now     func() time.Time
@@ -57,7 +63,7 @@ func WithPollInterval(d time.Duration) Option { return func(p *Promoter) { p.pol
 func WithClock(now func() time.Time) Option { return func(p *Promoter) { p.now = now } }
 
 // New returns a Promoter; background waits stop when ctx is cancelled.
-func New(ctx context.Context, cache *gitcache.Cache, clients ghport.Installations, index Index, opts ...Option) *Promoter {
+func New(ctx context.Context, cache Git, clients ghport.Installations, index Index, opts ...Option) *Promoter {
 	p := &Promoter{cache: cache, clients: clients, index: index, now: time.Now, poll: 15 * time.Second, base: ctx}
 	for _, o := range opts {
 		o(p)

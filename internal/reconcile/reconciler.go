@@ -20,13 +20,17 @@ import (
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-// Clients is what the reconciler needs from an installation: GitHub and a git token.
-type Clients = ghport.Installations
+// Git is how the reconciler reads and writes repositories: through sessions of the git cache
+// (implemented by *gitcache.Cache).
+type Git interface {
+	Use(ctx context.Context, r gitcache.Remote, branches []string, fn func(*gitcache.Session) error) error
+	UseCached(r gitcache.Remote, fn func(*gitcache.Session) error) error
+}
 
 // Reconciler computes environments from git and converges their GitOps pull requests.
 type Reconciler struct {
-	cache   *gitcache.Cache
-	clients Clients
+	cache   Git
+	clients ghport.Installations
 	now     func() time.Time
 	envs    sync.Map // environment key → *sync.Mutex: one reconcile of an environment at a time
 	reports sync.Map // repository and environment → *sync.Mutex: one check-run report at a time
@@ -45,7 +49,7 @@ type Claims interface {
 func (r *Reconciler) UseClaims(c Claims) { r.claims = c }
 
 // New returns a reconciler over a git cache and installation clients.
-func New(cache *gitcache.Cache, clients Clients, opts ...Option) *Reconciler {
+func New(cache Git, clients ghport.Installations, opts ...Option) *Reconciler {
 	r := &Reconciler{cache: cache, clients: clients, now: time.Now, results: newResults()}
 	for _, o := range opts {
 		o(r)

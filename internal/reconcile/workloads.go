@@ -13,7 +13,7 @@ import (
 // cachedWorkloads reads registered workload repositories through the git cache.
 type cachedWorkloads struct {
 	ctx      context.Context
-	cache    *gitcache.Cache
+	cache    Git
 	token    string
 	maxBytes int64 // largest file read (0: no limit)
 }
