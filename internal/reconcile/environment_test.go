@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,11 +16,10 @@ import (
 )
 
 var (
-	samplePlane    = envref.Repo{Owner: sample.Owner, Name: sample.ControlPlane}
-	sampleWorkload = envref.Repo{Owner: sample.Owner, Name: sample.WorkloadRepo}
-	sampleGitOps   = envref.Repo{Owner: sample.Owner, Name: sample.GitOpsRepo}
+	samplePlane    = gitfake.SamplePlane
+	sampleWorkload = gitfake.SampleWorkload
+	sampleGitOps   = gitfake.SampleGitOps
 	sampleDev      = envref.Env{Installation: 1, ControlPlane: samplePlane, Name: "dev"}
-	pinLine        = regexp.MustCompile(`commit: [0-9a-f]+`)
 )
 
 // seeded is the public Kalypso sample in bare repositories, read through a git cache.
@@ -34,18 +32,7 @@ type seeded struct {
 func seedSample(t *testing.T) *seeded {
 	t.Helper()
 	r := gitfake.New(t)
-	r.CommitFS(sampleWorkload, "main", sample.FS("workload-sources/microsoft/kalypso-svc-src/main"), nil, "Workloads")
-	main := r.CommitFS(samplePlane, "main", sample.FS("main"), nil, "Main")
-	for _, env := range sample.Environments() {
-		pin := func(p, c string) string {
-			if p == "base-repo.yaml" {
-				return pinLine.ReplaceAllString(c, "commit: "+main)
-			}
-			return c
-		}
-		r.CommitFS(samplePlane, env, sample.FS(env), pin, "Environment "+env)
-		r.CommitFS(sampleGitOps, env, sample.FS("gitops/"+env), nil, "Manifests of "+env)
-	}
+	main := r.SeedSample()
 	return &seeded{remotes: r, cache: gitcache.New("", r.URL()), main: main}
 }
 
