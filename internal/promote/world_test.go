@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,15 +36,16 @@ type world struct {
 	cache   *gitcache.Cache
 	gh      *ghfake.GitHub
 	p       *Promoter
-	seed    string // the main commit the environments pin at first
-	now     time.Time
+	seed    string       // the main commit the environments pin at first
+	clock   atomic.Int64 // unix seconds
 	index   staticIndex
 }
 
 // newWorld seeds the sample and declares the promotion of dev and stage on main.
 func newWorld(t *testing.T, dev, stage string) *world {
 	t.Helper()
-	w := &world{t: t, remotes: gitfake.New(t), gh: ghfake.New(), now: time.Unix(1_700_000_000, 0)}
+	w := &world{t: t, remotes: gitfake.New(t), gh: ghfake.New()}
+	w.clock.Store(1_700_000_000)
 	w.seed = w.remotes.SeedSample()
 	w.cache = gitcache.New("", w.remotes.URL())
 	w.index = staticIndex{info("dev"), info("stage")}
@@ -61,9 +63,12 @@ func newWorld(t *testing.T, dev, stage string) *world {
 func (w *world) start(git Git) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.p = New(ctx, git, ghfake.Installations{GitHub: w.gh}, w.index, WithPollInterval(time.Millisecond),
-		WithClock(func() time.Time { return w.now }))
+		WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) }))
 	w.t.Cleanup(func() { cancel(); w.p.Wait() })
 }
+
+// advance moves the promoter's clock.
+func (w *world) advance(d time.Duration) { w.clock.Add(int64(d / time.Second)) }
 
 func info(env string) envref.EnvInfo {
 	return envref.EnvInfo{Env: envref.Env{Installation: 1, ControlPlane: cp, Name: env}, Branch: env, GitOps: gitopsRepo, GitOpsBranch: env}
