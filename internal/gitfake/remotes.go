@@ -1,46 +1,88 @@
-// Package gitfake serves bare git repositories from a folder, for unit tests of what reads
-// and writes repositories through the git cache (file:// URLs, read by the git binary).
+// Package gitfake keeps git repositories in memory and serves them to the git cache, for
+// unit tests of what reads and writes repositories. The repositories are served in process by
+// go-git's server over the URL scheme "gitfake", which this package installs in go-git once
+// per test binary: no git process is started and nothing is written to disk. A test must not
+// change a repository while the code under test reads it from another goroutine.
 package gitfake
 
 import (
+	"fmt"
 	"io/fs"
-	"path/filepath"
-
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
 )
 
-// Remotes is a folder of bare repositories, owner/name.git.
+// Remotes is a set of repositories, owner/name, served below one URL.
 type Remotes struct {
 	t    testing.TB
-	dir  string
+	id   string
 	tick int64 // commit times, one second apart, so that hashes are stable
 }
 
-// New returns an empty folder of repositories below the test's temporary folder.
-func New(t testing.TB) *Remotes { return &Remotes{t: t, dir: t.TempDir()} }
+// Scheme is the URL scheme the repositories are served under.
+const Scheme = "gitfake"
+
+var (
+	install sync.Once
+	served  sync.Map // endpoint path → *git.Repository
+	sets    atomic.Int64
+)
+
+// loader finds the served repository of an endpoint.
+type loader struct{}
+
+// Load implements server.Loader.
+func (loader) Load(ep *transport.Endpoint) (storer.Storer, error) {
+	if repo, ok := served.Load(ep.Path); ok {
+		return repo.(*git.Repository).Storer, nil
+	}
+	return nil, transport.ErrRepositoryNotFound
+}
+
+// New returns an empty set of repositories, forgotten when the test ends.
+func New(t testing.TB) *Remotes {
+	install.Do(func() { client.InstallProtocol(Scheme, server.NewClient(loader{})) })
+	r := &Remotes{t: t, id: fmt.Sprintf("set%d", sets.Add(1))}
+	t.Cleanup(func() {
+		served.Range(func(k, _ any) bool {
+			if strings.HasPrefix(k.(string), "/"+r.id+"/") {
+				served.Delete(k)
+			}
+			return true
+		})
+	})
+	return r
+}
 
 // URL is the web URL of the repositories, as the git cache wants it.
-func (r *Remotes) URL() string { return "file://" + r.dir }
+func (r *Remotes) URL() string { return Scheme + ":///" + r.id }
 
 func (r *Remotes) open(repo envref.Repo) *git.Repository {
 	r.t.Helper()
-	path := filepath.Join(r.dir, repo.Owner, repo.Name+".git")
-	g, err := git.PlainOpen(path)
-	if err == nil {
-		return g
+	key := "/" + r.id + "/" + repo.Owner + "/" + repo.Name + ".git"
+	if g, ok := served.Load(key); ok {
+		return g.(*git.Repository)
 	}
-	g, err = git.PlainInit(path, true)
+	g, err := git.Init(memory.NewStorage(), nil)
 	if err != nil {
 		r.t.Fatalf("create %s: %v", repo, err)
 	}
-	return g
+	actual, _ := served.LoadOrStore(key, g)
+	return actual.(*git.Repository)
 }
 
 // Commit commits on a branch (created empty when missing): files with content are written,
