@@ -230,15 +230,7 @@ func (w *world) commit(repo, branch string, files map[string]*string) string {
 }
 
 // appPRs returns the app's open pull requests on the GitOps repository.
-func (w *world) appPRs() []*github.PullRequest {
-	var out []*github.PullRequest
-	for _, pr := range w.sim.PullRequests(sample.Owner, sample.GitOpsRepo) {
-		if pr.GetState() == "open" && strings.HasPrefix(pr.GetHead().GetRef(), "kalypso/") {
-			out = append(out, pr)
-		}
-	}
-	return out
-}
+func (w *world) appPRs() []*github.PullRequest { return sample.AppPullRequests(w.sim) }
 
 func (w *world) appPR(env string) *github.PullRequest {
 	for _, pr := range w.appPRs() {
