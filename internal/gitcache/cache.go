@@ -1,5 +1,7 @@
 // Package gitcache keeps local bare clones of the repositories the app reads and writes, and
-// moves bulk content over git (fetch and push) rather than the REST API.
+// moves bulk content over git (fetch and push) rather than the REST API. Cache.Use is the one
+// way in: it locks a repository, fetches it and hands a Session (its heads, its objects, a
+// leased push) to a function, releasing the lock when the function returns.
 package gitcache
 
 import (
@@ -51,8 +53,8 @@ func (c *Cache) URL(owner, name string) string {
 	return fmt.Sprintf("%s/%s/%s.git", c.webURL, owner, name)
 }
 
-// Lock serialises work on one repository; call the returned function to release it.
-func (c *Cache) Lock(owner, name string) func() {
+// lock serialises work on one repository; call the returned function to release it.
+func (c *Cache) lock(owner, name string) func() {
 	m, _ := c.locks.LoadOrStore(owner+"/"+name, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
@@ -65,9 +67,6 @@ func auth(token string) transport.AuthMethod {
 	}
 	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
 }
-
-// Open returns the cached repository as it is, without fetching; hold its lock while reading it.
-func (c *Cache) Open(owner, name string) (*git.Repository, error) { return c.open(owner, name) }
 
 // open returns the cached repository, creating it (bare, with remote origin) if needed.
 func (c *Cache) open(owner, name string) (*git.Repository, error) {
@@ -96,9 +95,9 @@ func (c *Cache) open(owner, name string) (*git.Repository, error) {
 	return repo, nil
 }
 
-// Fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
+// fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
 // repository; branches that do not exist remotely are skipped.
-func (c *Cache) Fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
+func (c *Cache) fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return nil, err
@@ -162,9 +161,9 @@ func Head(repo *git.Repository, branch string) plumbing.Hash {
 	return ref.Hash()
 }
 
-// Push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
+// push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
 // it returns ErrStale when someone else moved the branch first.
-func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
+func (c *Cache) push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err
@@ -204,8 +203,8 @@ func rejected(err error) bool {
 		strings.Contains(msg, "rejected")
 }
 
-// Delete removes a remote branch if it is still at old.
-func (c *Cache) Delete(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
+// deleteBranch removes a remote branch if it is still at old.
+func (c *Cache) deleteBranch(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err

@@ -29,9 +29,9 @@ type Session struct {
 // returns. fn must not keep the session or the repository. A fetch error ends Use before fn;
 // an empty remote repository is ErrEmpty.
 func (c *Cache) Use(ctx context.Context, r Remote, branches []string, fn func(*Session) error) error {
-	unlock := c.Lock(r.Owner, r.Name)
+	unlock := c.lock(r.Owner, r.Name)
 	defer unlock()
-	repo, err := c.Fetch(ctx, r.Owner, r.Name, r.Token, branches...)
+	repo, err := c.fetch(ctx, r.Owner, r.Name, r.Token, branches...)
 	if err != nil {
 		return err
 	}
@@ -41,9 +41,9 @@ func (c *Cache) Use(ctx context.Context, r Remote, branches []string, fn func(*S
 // UseCached is Use without fetching: the repository as an earlier Use left it. A repository
 // never fetched is empty.
 func (c *Cache) UseCached(r Remote, fn func(*Session) error) error {
-	unlock := c.Lock(r.Owner, r.Name)
+	unlock := c.lock(r.Owner, r.Name)
 	defer unlock()
-	repo, err := c.Open(r.Owner, r.Name)
+	repo, err := c.open(r.Owner, r.Name)
 	if err != nil {
 		return err
 	}
@@ -56,10 +56,10 @@ func (s *Session) Head(branch string) plumbing.Hash { return Head(s.Repo, branch
 // Push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
 // it returns an error that is ErrStale when someone else moved the branch first.
 func (s *Session) Push(branch string, commit, old plumbing.Hash) error {
-	return s.c.Push(s.ctx, s.remote.Owner, s.remote.Name, s.remote.Token, branch, commit, old)
+	return s.c.push(s.ctx, s.remote.Owner, s.remote.Name, s.remote.Token, branch, commit, old)
 }
 
 // Delete removes a remote branch if it is still at old.
 func (s *Session) Delete(branch string, old plumbing.Hash) error {
-	return s.c.Delete(s.ctx, s.remote.Owner, s.remote.Name, s.remote.Token, branch, old)
+	return s.c.deleteBranch(s.ctx, s.remote.Owner, s.remote.Name, s.remote.Token, branch, old)
 }
