@@ -87,7 +87,7 @@ func (r *Reconciler) Environment(ctx context.Context, env envref.Env) (*Outcome,
 	}
 	// Inputs are read and the result pushed under one lock, so that a reconcile that read older
 	// inputs can never push after one that read newer ones.
-	m, _ := r.envs.LoadOrStore(env.ControlPlane.String()+"/"+env.Name, &sync.Mutex{})
+	m, _ := r.envs.LoadOrStore(env.Key(), &sync.Mutex{})
 	m.(*sync.Mutex).Lock()
 	defer m.(*sync.Mutex).Unlock()
 	out := &Outcome{Env: env}
