@@ -129,3 +129,28 @@ func TestMergedIgnoresOtherPullRequests(t *testing.T) {
 	require.Empty(t, w.gh.Calls())
 	require.Empty(t, w.gh.DeploymentList)
 }
+
+func TestAStatusWakesTheWaitAndANewerCommitReplacesIt(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "    compliance: {minClusters: 1}\n", stageManual)
+	w.start(w.cache, WithPollInterval(time.Hour)) // only a wake makes it look again
+	ctx := context.Background()
+	m1 := w.pinnedToDev("a")
+	merge1 := w.merge("dev", m1)
+	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge1)))
+	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge1)), "the same wait is not started twice")
+	w.eventually(func() bool { _, desc := w.status("dev", m1); return desc == "0/1 clusters compliant" })
+
+	m2 := w.pinnedToDev("b") // supersedes m1: its wait stops
+	state, _ := w.status("dev", m1)
+	require.Equal(t, "error", state)
+	merge2 := w.merge("dev", m2)
+	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge2)))
+	w.eventually(func() bool { _, desc := w.status("dev", m2); return desc == "0/1 clusters compliant" })
+	w.gh.SetStatus(gitopsRepo, merge2, cluster1, "success")
+	w.p.Wake()
+	w.p.Wait()
+	state, desc := w.status("dev", m2)
+	require.Equal(t, "success", state)
+	require.Equal(t, "deployed to 1 clusters", desc)
+}

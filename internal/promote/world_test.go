@@ -59,11 +59,12 @@ func newWorld(t *testing.T, dev, stage string) *world {
 	return w
 }
 
-// start makes the promoter anew over git (a restart).
-func (w *world) start(git Git) {
+// start makes the promoter anew over git (a restart), polling every millisecond unless opts
+// say otherwise.
+func (w *world) start(git Git, opts ...Option) {
 	ctx, cancel := context.WithCancel(context.Background())
-	w.p = New(ctx, git, ghfake.Installations{GitHub: w.gh}, w.index, WithPollInterval(time.Millisecond),
-		WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) }))
+	opts = append([]Option{WithPollInterval(time.Millisecond), WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) })}, opts...)
+	w.p = New(ctx, git, ghfake.Installations{GitHub: w.gh}, w.index, opts...)
 	w.t.Cleanup(func() { cancel(); w.p.Wait() })
 }
 
@@ -114,6 +115,12 @@ func (w *world) stage(env string) *scheduling.Stage {
 	require.NoError(w.t, err)
 	require.NotNil(w.t, chain.Stages[env])
 	return chain.Stages[env]
+}
+
+// eventually waits up to five seconds for ok.
+func (w *world) eventually(ok func() bool) {
+	w.t.Helper()
+	require.Eventually(w.t, ok, 5*time.Second, time.Millisecond)
 }
 
 type staticIndex []envref.EnvInfo
