@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 
@@ -85,7 +86,8 @@ func PlanMarkdown(p *render.Plan) string {
 	return b.String()
 }
 
-// truncate cuts text to at most n bytes on a line boundary, with a note.
+// truncate cuts text to at most n bytes on a line boundary, with a note; a text without line
+// breaks is cut at the start of a UTF-8 character.
 func truncate(text string, n int) string {
 	if len(text) <= n {
 		return text
@@ -93,6 +95,9 @@ func truncate(text string, n int) string {
 	cut := strings.LastIndex(text[:n-200], "\n")
 	if cut < 0 {
 		cut = n - 200
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
 	}
 	return text[:cut] + fmt.Sprintf("\n\n… truncated: %d more characters not shown.\n", len(text)-cut)
 }

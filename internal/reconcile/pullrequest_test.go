@@ -3,6 +3,7 @@ package reconcile
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -15,6 +16,10 @@ func TestTruncateAndPlanMarkdown(t *testing.T) {
 	require.LessOrEqual(t, len(cut), 5000)
 	require.Contains(t, cut, "truncated:")
 	require.Equal(t, "short", truncate("short", 5000))
+	oneLine := strings.Repeat("é", 5000)
+	cut = truncate(oneLine, 5001)
+	require.LessOrEqual(t, len(cut), 5001)
+	require.True(t, utf8.ValidString(cut), "no character is cut")
 
 	plan := render.GroupChanges([]render.Change{
 		{Path: "large/a/reconciler.yaml", Kind: render.Added}, {Path: "large/a/namespace.yaml", Kind: render.Added},
