@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: all build test e2e demo bench vet fmt tools browser deploy-check fuzz
+.PHONY: all build test e2e demo bench vet fmt tools browser deploy-check fuzz cover
 
 # Pinned tools for the deployment checks (deploy/), built from source with the Go
 # toolchain into bin/tools once; a version change installs the new version.
@@ -31,6 +31,12 @@ fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each
 
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
 	$(GO) test -count=1 -timeout 10m -run 'E2E' ./...
+
+# The orchestration packages, tested against the GitHub fake and in-memory repositories.
+COVER_PKGS := ./internal/reconcile ./internal/promote ./handlers
+
+cover: ## print the line coverage of the orchestration packages
+	$(GO) test -count=1 -cover $(COVER_PKGS)
 
 demo: ## run the demo on the built-in sample control plane
 	$(GO) run ./cmd/kalypso demo

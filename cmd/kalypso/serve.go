@@ -11,7 +11,9 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -56,12 +58,12 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
-	index := reconcile.NewIndex(rec, func(r reconcile.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
+	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
 	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
-		Results: rec, Repos: cache, Clients: clients, WebURL: cfg.GitHub.WebURL})
+		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL})
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +87,30 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	return srv, nil
 }
 
-// serverClients gives the reconciler the server's installation clients and tokens.
+// serverClients gives orchestration the server's installation clients and tokens.
 type serverClients struct{ srv *app.Server }
 
-// Client implements reconcile.Clients.
-func (c *serverClients) Client(_ context.Context, installation int64) (*github.Client, error) {
+var _ ghport.Installations = (*serverClients)(nil)
+
+// Client implements ghport.Installations with the REST adapter over the installation's client.
+func (c *serverClients) Client(_ context.Context, installation int64) (ghport.GitHub, error) {
+	gh, err := c.srv.ClientCreator().NewInstallationClient(installation)
+	if err != nil {
+		return nil, err
+	}
+	return ghport.NewREST(gh), nil
+}
+
+// restClients gives the fleet view go-github clients: it reads more of GitHub than the
+// orchestration port offers (refs, deployments with their statuses).
+type restClients struct{ *serverClients }
+
+// Client returns the installation's go-github client.
+func (c restClients) Client(_ context.Context, installation int64) (*github.Client, error) {
 	return c.srv.ClientCreator().NewInstallationClient(installation)
 }
 
-// Token implements reconcile.Clients.
+// Token implements ghport.Installations.
 func (c *serverClients) Token(ctx context.Context, installation int64) (string, error) {
 	return c.srv.InstallationToken(ctx, installation)
 }

@@ -12,19 +12,19 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // Index lists the environments of an installation (reconcile.Index).
 type Index interface {
-	Environments(ctx context.Context, installation int64) ([]reconcile.EnvInfo, error)
+	Environments(ctx context.Context, installation int64) ([]envref.EnvInfo, error)
 }
 
 // Results gives the last result the app rendered for an environment (reconcile.Reconciler).
 type Results interface {
-	LastResult(env reconcile.Env) (*render.Result, []scheduling.SourceCommit, bool)
+	LastResult(env envref.Env) (*render.Result, []scheduling.SourceCommit, bool)
 }
 
 // Sources is where the fleet view reads from.
@@ -68,11 +68,11 @@ func (s Sources) now() time.Time {
 }
 
 // planes groups an installation's environments by control plane and reads each one.
-func (s Sources) planes(ctx context.Context, inst int64, envs []reconcile.EnvInfo) ([]ControlPlane, error) {
-	byPlane := map[reconcile.Repo]map[string]reconcile.EnvInfo{}
+func (s Sources) planes(ctx context.Context, inst int64, envs []envref.EnvInfo) ([]ControlPlane, error) {
+	byPlane := map[envref.Repo]map[string]envref.EnvInfo{}
 	for _, e := range envs {
 		if byPlane[e.Env.ControlPlane] == nil {
-			byPlane[e.Env.ControlPlane] = map[string]reconcile.EnvInfo{}
+			byPlane[e.Env.ControlPlane] = map[string]envref.EnvInfo{}
 		}
 		byPlane[e.Env.ControlPlane][e.Env.Name] = e
 	}
@@ -93,7 +93,7 @@ func (s Sources) planes(ctx context.Context, inst int64, envs []reconcile.EnvInf
 }
 
 // plane reads one control plane's environments in promotion order.
-func (s Sources) plane(ctx context.Context, gh *github.Client, cp reconcile.Repo, infos map[string]reconcile.EnvInfo) (ControlPlane, error) {
+func (s Sources) plane(ctx context.Context, gh *github.Client, cp envref.Repo, infos map[string]envref.EnvInfo) (ControlPlane, error) {
 	facts := readPlane(s.Repos, cp)
 	names := make([]string, 0, len(infos))
 	for n := range infos {
@@ -119,7 +119,7 @@ func (s Sources) plane(ctx context.Context, gh *github.Client, cp reconcile.Repo
 
 // environment reads one environment: the app's last render from memory, its pin and promotion
 // from GitHub (four calls and one per promotion shown, all conditional).
-func (s Sources) environment(ctx context.Context, gh *github.Client, facts planeFacts, info reconcile.EnvInfo) (Environment, error) {
+func (s Sources) environment(ctx context.Context, gh *github.Client, facts planeFacts, info envref.EnvInfo) (Environment, error) {
 	cp := info.Env.ControlPlane
 	env := Environment{Name: info.Env.Name, Sources: []Source{}, Assignments: []Assignment{}, Errors: []Problem{}, History: []Deployment{},
 		GitOps: GitOps{Repo: info.GitOps.String(), Branch: info.GitOpsBranch, Path: info.GitOpsPath}}
@@ -142,7 +142,7 @@ func (s Sources) environment(ctx context.Context, gh *github.Client, facts plane
 }
 
 // fillRender copies the last render: sources, pinned main commit, assignments and errors.
-func (s Sources) fillRender(env *Environment, info reconcile.EnvInfo, res *render.Result, sources []scheduling.SourceCommit, facts planeFacts) {
+func (s Sources) fillRender(env *Environment, info envref.EnvInfo, res *render.Result, sources []scheduling.SourceCommit, facts planeFacts) {
 	for _, src := range sources {
 		env.Sources = append(env.Sources, Source{Name: src.Name, Repo: src.Repo, Branch: src.Branch, Commit: validSHA(src.Commit)})
 		if src.Name == "main" && validSHA(src.Commit) != "" {
@@ -186,7 +186,7 @@ func sourceCommits(res *render.Result, sources []scheduling.SourceCommit, env st
 }
 
 // fillGitOps reads the GitOps branch head and the app's open pull request.
-func (s Sources) fillGitOps(ctx context.Context, gh *github.Client, env *Environment, info reconcile.EnvInfo) error {
+func (s Sources) fillGitOps(ctx context.Context, gh *github.Client, env *Environment, info envref.EnvInfo) error {
 	if info.GitOps.Name == "" {
 		return nil
 	}
@@ -207,7 +207,7 @@ func (s Sources) fillGitOps(ctx context.Context, gh *github.Client, env *Environ
 }
 
 // fillPromotion reads the state of the pinned commit and the history of promotions.
-func (s Sources) fillPromotion(ctx context.Context, gh *github.Client, env *Environment, cp reconcile.Repo, facts planeFacts) error {
+func (s Sources) fillPromotion(ctx context.Context, gh *github.Client, env *Environment, cp envref.Repo, facts planeFacts) error {
 	env.Promotion = Promotion{State: StateUnknown}
 	if env.Main != nil {
 		st, err := envStatus(ctx, gh, cp, env.Main.SHA, env.Name)
@@ -269,12 +269,12 @@ func finalState(state string) bool {
 
 // commit describes a control-plane commit, with what the local clone knows of it.
 func (s Sources) commit(repo, sha string, facts planeFacts) *Commit {
-	msg, at := commitInfo(facts.repo, sha)
+	msg, at := facts.commit(sha)
 	return &Commit{SHA: sha, Short: short(sha), Message: msg, Time: at, URL: s.repoURL(repo) + "/commit/" + sha}
 }
 
 // markApprovals marks the manual environments whose upstream deployed a commit they do not pin.
-func markApprovals(plane *ControlPlane, chain *scheduling.Chain, cp reconcile.Repo) {
+func markApprovals(plane *ControlPlane, chain *scheduling.Chain, cp envref.Repo) {
 	byName := map[string]*Environment{}
 	for i := range plane.Environments {
 		byName[plane.Environments[i].Name] = &plane.Environments[i]

@@ -8,50 +8,58 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-// Repos reads the app's local clones without fetching (the git cache).
+// Repos reads the app's local clones without fetching (the git cache), under their locks.
 type Repos interface {
-	Open(owner, name string) (*git.Repository, error)
-	Lock(owner, name string) func()
+	UseCached(r gitcache.Remote, fn func(*gitcache.Session) error) error
 }
 
 // planeFacts is what the local clone of a control plane says: its promotion chain and the
 // commits the page names.
 type planeFacts struct {
-	chain *scheduling.Chain
-	repo  *git.Repository
+	chain  *scheduling.Chain
+	commit func(sha string) (string, *time.Time) // first message line and committer time
 }
 
 // readPlane reads main's environments from the local clone of a control plane; a clone that
-// is missing or unreadable gives an empty chain.
-func readPlane(repos Repos, cp reconcile.Repo) planeFacts {
-	empty := planeFacts{chain: &scheduling.Chain{Stages: map[string]*scheduling.Stage{}}}
+// is missing or unreadable gives an empty chain. Commits are looked up later, each under the
+// clone's lock: a clone is never read after its lock is released.
+func readPlane(repos Repos, cp envref.Repo) planeFacts {
+	facts := planeFacts{chain: &scheduling.Chain{Stages: map[string]*scheduling.Stage{}},
+		commit: func(string) (string, *time.Time) { return "", nil }}
 	if repos == nil {
-		return empty
+		return facts
 	}
-	unlock := repos.Lock(cp.Owner, cp.Name)
-	defer unlock()
-	repo, err := repos.Open(cp.Owner, cp.Name)
-	if err != nil {
-		return empty
+	remote := gitcache.Remote{Owner: cp.Owner, Name: cp.Name}
+	facts.commit = func(sha string) (msg string, at *time.Time) {
+		_ = repos.UseCached(remote, func(s *gitcache.Session) error {
+			msg, at = commitInfo(s.Repo, sha)
+			return nil
+		})
+		return msg, at
 	}
-	empty.repo = repo
-	head := gitcache.Head(repo, gitsource.MainBranch)
-	if head.IsZero() {
-		return empty
+	_ = repos.UseCached(remote, func(s *gitcache.Session) error {
+		head := s.Head(gitsource.MainBranch)
+		if head.IsZero() {
+			return nil
+		}
+		fsys, err := gitsource.TreeFS(s.Repo, head)
+		if err != nil {
+			return err
+		}
+		envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
+		facts.chain, _ = scheduling.PromotionChain(envs)
+		return nil
+	})
+	if facts.chain == nil {
+		facts.chain = &scheduling.Chain{Stages: map[string]*scheduling.Stage{}}
 	}
-	fsys, err := gitsource.TreeFS(repo, head)
-	if err != nil {
-		return empty
-	}
-	envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
-	chain, _ := scheduling.PromotionChain(envs)
-	return planeFacts{chain: chain, repo: repo}
+	return facts
 }
 
 // commitInfo reads a commit's first message line and committer time from a local clone; an

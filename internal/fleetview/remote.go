@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
 // historyLength is how many promotions per environment the history shows.
@@ -26,7 +26,7 @@ type Clients interface {
 // gitopsHead reads the head commit of the environment's GitOps branch: one call. (The ref
 // rather than the branch endpoint: go-github reads the branch answer without draining it, so
 // the HTTP cache never keeps it and it could not be revalidated.)
-func gitopsHead(ctx context.Context, gh *github.Client, repo reconcile.Repo, branch string) (string, error) {
+func gitopsHead(ctx context.Context, gh *github.Client, repo envref.Repo, branch string) (string, error) {
 	ref, _, err := gh.Git.GetRef(ctx, repo.Owner, repo.Name, "heads/"+branch)
 	if notFound(err) {
 		return "", nil
@@ -38,9 +38,9 @@ func gitopsHead(ctx context.Context, gh *github.Client, repo reconcile.Repo, bra
 }
 
 // appPullRequest finds the app's open pull request of an environment: one call.
-func appPullRequest(ctx context.Context, gh *github.Client, repo reconcile.Repo, env string) (*github.PullRequest, error) {
+func appPullRequest(ctx context.Context, gh *github.Client, repo envref.Repo, env string) (*github.PullRequest, error) {
 	list, _, err := gh.PullRequests.List(ctx, repo.Owner, repo.Name, &github.PullRequestListOptions{
-		State: "open", Head: repo.Owner + ":" + reconcile.BranchPrefix + env, ListOptions: github.ListOptions{PerPage: 10}})
+		State: "open", Head: repo.Owner + ":" + envref.BranchPrefix + env, ListOptions: github.ListOptions{PerPage: 10}})
 	if notFound(err) {
 		return nil, nil
 	}
@@ -48,7 +48,7 @@ func appPullRequest(ctx context.Context, gh *github.Client, repo reconcile.Repo,
 		return nil, fmt.Errorf("pull requests of %s: %w", repo, err)
 	}
 	for _, pr := range list {
-		if pr.GetHead().GetRef() == reconcile.BranchPrefix+env {
+		if pr.GetHead().GetRef() == envref.BranchPrefix+env {
 			return pr, nil
 		}
 	}
@@ -56,7 +56,7 @@ func appPullRequest(ctx context.Context, gh *github.Client, repo reconcile.Repo,
 }
 
 // envStatus reads the latest kalypso/<env> status of a main commit: one call.
-func envStatus(ctx context.Context, gh *github.Client, cp reconcile.Repo, sha, env string) (*github.RepoStatus, error) {
+func envStatus(ctx context.Context, gh *github.Client, cp envref.Repo, sha, env string) (*github.RepoStatus, error) {
 	list, _, err := gh.Repositories.ListStatuses(ctx, cp.Owner, cp.Name, sha, &github.ListOptions{PerPage: 100})
 	if notFound(err) {
 		return nil, nil
@@ -74,7 +74,7 @@ func envStatus(ctx context.Context, gh *github.Client, cp reconcile.Repo, sha, e
 
 // deployments reads the last promotions to an environment with their latest status: one call,
 // and one per deployment shown.
-func deployments(ctx context.Context, gh *github.Client, cp reconcile.Repo, env string) ([]*github.Deployment, map[int64]*github.DeploymentStatus, error) {
+func deployments(ctx context.Context, gh *github.Client, cp envref.Repo, env string) ([]*github.Deployment, map[int64]*github.DeploymentStatus, error) {
 	list, _, err := gh.Repositories.ListDeployments(ctx, cp.Owner, cp.Name, &github.DeploymentsListOptions{
 		Environment: env, ListOptions: github.ListOptions{PerPage: historyLength}})
 	if notFound(err) {
