@@ -32,7 +32,7 @@ func TestPush(t *testing.T) {
 			"refresh team/svc",
 			"reconcile dev", "report dev on team/svc@main w1 [main: team/svc@main:] failure=false",
 			"reconcile stage", "report stage on team/svc@main w1 [main: team/svc@main:] failure=false",
-			"promote team/svc w1 installation 42",
+			// a workload repository's main is not a control plane: nothing is promoted
 		}},
 		"a GitOps branch: reconciled, not reported there": {pushEvent(gitopsR, "refs/heads/dev", "g1"), nil, []string{"reconcile dev"}},
 		"an unrelated branch":                             {pushEvent(stranger, "refs/heads/feature", "x1"), nil, nil},
