@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -23,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/config"
+	"github.com/kalypso-gitops/kalypso/internal/syncbuf"
 )
 
 const (
@@ -38,24 +38,6 @@ var keyOnce = sync.OnceValue(func() string {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 })
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // fakeGitHub serves the few GitHub endpoints the wiring uses, under /api/v3 like GitHub Enterprise Server.
 type fakeGitHub struct {
@@ -136,9 +118,9 @@ func testConfig(t *testing.T, apiURL string) *config.Config {
 }
 
 // newTestServer builds a Server logging at trace level into the returned buffer.
-func newTestServer(t *testing.T, cfg *config.Config, opts ...Option) (*Server, *syncBuffer) {
+func newTestServer(t *testing.T, cfg *config.Config, opts ...Option) (*Server, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := zerolog.New(logs).Level(zerolog.TraceLevel)
 	s, err := New(cfg, append([]Option{WithLogger(logger), WithVersion("test")}, opts...)...)
 	require.NoError(t, err)

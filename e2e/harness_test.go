@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/githubsim"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
+	"github.com/kalypso-gitops/kalypso/internal/syncbuf"
 )
 
 var binary string
@@ -55,7 +55,7 @@ type world struct {
 	cache  string
 	app    *appProcess
 	// logs collects the output of every run of the app, so that settle counts across restarts.
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	// redelivered counts, per delivery, the extra times it was sent and accepted.
 	redelivered map[string]int
 	// lost holds deliveries accepted by an app that was killed before processing them.
@@ -71,7 +71,7 @@ func newWorld(t testing.TB) *world {
 	t.Cleanup(func() { sim.Close() })
 	seeded, err := sample.Seed(sim, sample.Owner)
 	require.NoError(t, err)
-	w := &world{t: t, sim: sim, seeded: seeded, addr: freeAddr(t), mgmt: freeAddr(t), cache: filepath.Join(t.TempDir(), "cache"), logs: &syncBuffer{}, redelivered: map[string]int{}, lost: map[string]bool{}}
+	w := &world{t: t, sim: sim, seeded: seeded, addr: freeAddr(t), mgmt: freeAddr(t), cache: filepath.Join(t.TempDir(), "cache"), logs: &syncbuf.Buffer{}, redelivered: map[string]int{}, lost: map[string]bool{}}
 	sim.SetWebhook("http://"+w.addr+"/api/github/hook", secret)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -284,23 +284,6 @@ func (w *world) tree(branch string) map[string]string {
 }
 
 func str(s string) *string { return &s }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // head returns the commit a branch of the GitOps repository points at, or "" when it does not exist.
 func (w *world) head(branch string) string {
