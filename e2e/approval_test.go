@@ -27,7 +27,7 @@ func (w *world) deployToDev(sha string) *github.CheckRun {
 	w.t.Helper()
 	merge := w.mergeEnvPR("dev", sha)
 	require.NoError(w.t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "reconciliation succeeded"))
-	w.waitStatus("dev", sha, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", sha, "success", "deployed to 1 cluster")
 	var run *github.CheckRun
 	w.eventually(func() bool {
 		run = w.approvalRun(sha, "stage")

@@ -179,6 +179,6 @@ func TestE2EFleetInChromium(t *testing.T) {
 	_, states = envCards(doc)
 	require.Equal(t, fleetview.StateDeployed, states["dev"])
 	require.Equal(t, fleetview.StateAwaitingApproval, states["stage"])
-	require.Equal(t, "deployed to 1 clusters", cardText(doc, "dev", "state"))
+	require.Equal(t, "deployed to 1 cluster", cardText(doc, "dev", "state"))
 	require.Contains(t, cardText(doc, "stage", "approval"), "write permission on "+fleetRepo)
 }

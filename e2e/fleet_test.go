@@ -224,7 +224,7 @@ func TestE2EFleetFollowsAPromotion(t *testing.T) {
 	})
 	require.Equal(t, second, stage.Promotion.Approval.Commit.SHA)
 	require.Contains(t, stage.Promotion.Approval.Approvers, "write permission on "+fleetRepo)
-	w.badge("dev", "deployed to 1 clusters "+second[:7])
+	w.badge("dev", "deployed to 1 cluster "+second[:7])
 
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
 	w.click(run, "lead")

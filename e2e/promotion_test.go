@@ -100,7 +100,7 @@ func TestE2EPromotionAutomaticChain(t *testing.T) {
 	w.waitStatus("dev", main, "pending", "0/1 clusters compliant")
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "reconciliation succeeded"))
 
-	w.waitStatus("dev", main, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", main, "success", "deployed to 1 cluster")
 	w.waitStatus("stage", main, "pending", "waiting for the GitOps pull request to be merged")
 	require.Equal(t, main, w.pinOf("stage"), "stage is promoted automatically")
 	deps := w.sim.Deployments(sample.Owner, sample.ControlPlane)
@@ -135,7 +135,7 @@ func TestE2EPromotionManualApproval(t *testing.T) {
 	main := w.declareChain("    timeout: 1m\n    compliance: {minClusters: 1}\n", "    after: dev\n    approval: manual\n")
 	merge := w.mergeEnvPR("dev", main)
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "reconciliation succeeded"))
-	w.waitStatus("dev", main, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", main, "success", "deployed to 1 cluster")
 
 	var run *github.CheckRun
 	w.eventually(func() bool {
@@ -198,7 +198,7 @@ func TestE2EPromotionResumesAfterRestart(t *testing.T) {
 	w.stop()
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "reconciliation succeeded"))
 	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms")
-	w.waitStatus("dev", main, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", main, "success", "deployed to 1 cluster")
 	w.waitStatus("stage", main, "pending", "waiting for the GitOps pull request")
 }
 
@@ -210,7 +210,7 @@ func TestE2EPromotionClusterReportingOnLaterCommit(t *testing.T) {
 	require.NoError(t, err)
 	w.settle()
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, later, "success", fluxCluster1, "reconciliation succeeded"))
-	w.waitStatus("dev", main, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", main, "success", "deployed to 1 cluster")
 }
 
 func TestE2EPromotionDeploymentsShowHistory(t *testing.T) {
@@ -226,7 +226,7 @@ func TestE2EPromotionDeploymentsShowHistory(t *testing.T) {
 	merge = w.mergeEnvPR("dev", second)
 	w.waitStatus("dev", second, "pending", "0/1 clusters compliant")
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "ok"))
-	w.waitStatus("dev", second, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", second, "success", "deployed to 1 cluster")
 
 	byEnv := map[string][]string{}
 	for _, d := range w.sim.Deployments(sample.Owner, sample.ControlPlane) { // newest first

@@ -126,7 +126,7 @@ func TestE2EPromotionSupersededDeploymentEnds(t *testing.T) {
 
 	merge := w.mergeEnvPR("dev", second)
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "ok"))
-	w.waitStatus("dev", second, "success", "deployed to 1 clusters")
+	w.waitStatus("dev", second, "success", "deployed to 1 cluster")
 	_, statuses = w.deploymentOf("dev", first)
 	require.Equal(t, "inactive", statuses[0].GetState(), "the first deployment stays ended")
 }

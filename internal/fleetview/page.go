@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 )
 
 //go:embed templates/fleet.html
@@ -18,6 +20,7 @@ var page = template.Must(template.New("fleet.html").Funcs(template.FuncMap{
 	"stateText": stateText,
 	"duration":  durationText,
 	"short":     short,
+	"count":     plural.Count,
 }).ParseFS(templateFS, "templates/fleet.html"))
 
 // pageData is what the page shows.
@@ -56,9 +59,9 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 func stateText(p Promotion) string {
 	switch p.State {
 	case StateWaiting:
-		return fmt.Sprintf("waiting %d/%d clusters", p.Compliant, p.Expected)
+		return fmt.Sprintf("waiting %d/%s", p.Compliant, plural.Count(p.Expected, "cluster"))
 	case StateDeployed:
-		return fmt.Sprintf("deployed to %d clusters", p.Expected)
+		return "deployed to " + plural.Count(p.Expected, "cluster")
 	case StateFailed:
 		return "failed"
 	case StateAwaitingMerge:

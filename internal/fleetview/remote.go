@@ -121,7 +121,7 @@ func short(sha string) string { return sha[:min(7, len(sha))] }
 // Status descriptions the promoter writes (internal/promote), parsed back.
 var (
 	waitingDesc  = regexp.MustCompile(`^(\d{1,6})/(\d{1,6}) clusters compliant$`)
-	deployedDesc = regexp.MustCompile(`^deployed to (\d{1,6}) clusters$`)
+	deployedDesc = regexp.MustCompile(`^deployed to (\d{1,6}) clusters?$`)
 	failedDesc   = regexp.MustCompile(`^cluster ([A-Za-z0-9._/:@+=~-]{1,200}) failed$`)
 	timedOutDesc = regexp.MustCompile(`^timed out after [0-9a-z.]+: (\d{1,6})/(\d{1,6}) clusters compliant`)
 )

@@ -19,7 +19,7 @@ func (w *world) deployedToDev(file string) (string, *github.CheckRun) {
 	ctx := context.Background()
 	m := w.main(file)
 	require.NoError(w.t, w.p.PromoteMain(ctx, w.loc("", m)))
-	require.NoError(w.t, w.p.status(ctx, w.loc("dev", m), "success", "deployed to 1 clusters"))
+	require.NoError(w.t, w.p.status(ctx, w.loc("dev", m), "success", "deployed to 1 cluster"))
 	require.NoError(w.t, w.p.askApproval(ctx, w.loc("stage", m), "dev"))
 	run, err := ghport.FindCheckRun(ctx, w.gh, cp, m, ApprovalCheckName("stage"), approvalID(w.loc("stage", m)))
 	require.NoError(w.t, err)

@@ -42,10 +42,10 @@ func TestResumeAfterRestart(t *testing.T) {
 			require.NoError(t, w.p.status(context.Background(), w.loc("dev", m), "pending", "0/1 clusters compliant"))
 		}, "success", true},
 		"deployed, not promoted further yet": {func(w *world, m string) {
-			require.NoError(t, w.p.status(context.Background(), w.loc("dev", m), "success", "deployed to 1 clusters"))
+			require.NoError(t, w.p.status(context.Background(), w.loc("dev", m), "success", "deployed to 1 cluster"))
 		}, "success", true},
 		"deployed and promoted further": {func(w *world, m string) {
-			require.NoError(t, w.p.status(context.Background(), w.loc("dev", m), "success", "deployed to 1 clusters"))
+			require.NoError(t, w.p.status(context.Background(), w.loc("dev", m), "success", "deployed to 1 cluster"))
 			require.NoError(t, w.p.status(context.Background(), w.loc("stage", m), "failure", "cluster x failed"))
 		}, "success", false},
 		"failed": {func(w *world, m string) {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -139,7 +140,7 @@ func judge(d *deployment, now time.Time, ok []string, failed string, observed bo
 	case failed != "":
 		return verdict{final: true, desc: "cluster " + failed + " failed"}
 	case observed && len(ok) >= required && containsAll(ok, d.expected):
-		return verdict{final: true, success: true, desc: fmt.Sprintf("deployed to %d clusters", len(ok))}
+		return verdict{final: true, success: true, desc: "deployed to " + plural.Count(len(ok), "cluster")}
 	case now.Sub(d.Started) >= d.Stage.Timeout:
 		return verdict{final: true, desc: fmt.Sprintf("timed out after %s: %d/%d %s%s", d.Stage.Timeout, len(ok), required, descDeploying, missing(ok, d.expected))}
 	}

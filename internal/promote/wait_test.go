@@ -92,7 +92,7 @@ func TestWaitEnds(t *testing.T) {
 	}{
 		"a cluster fails": {func(w *world, merge string) { w.gh.SetStatus(gitopsRepo, merge, cluster1, "failure") }, 0, "failure", "cluster " + cluster1 + " failed", "seed"},
 		"time runs out":   {func(*world, string) {}, time.Minute, "failure", "timed out after 1m0s: 0/1 clusters compliant", "seed"},
-		"asks approval":   {func(w *world, merge string) { w.gh.SetStatus(gitopsRepo, merge, cluster1, "success") }, 0, "success", "deployed to 1 clusters", "seed"},
+		"asks approval":   {func(w *world, merge string) { w.gh.SetStatus(gitopsRepo, merge, cluster1, "success") }, 0, "success", "deployed to 1 cluster", "seed"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -152,5 +152,5 @@ func TestAStatusWakesTheWaitAndANewerCommitReplacesIt(t *testing.T) {
 	w.p.Wait()
 	state, desc := w.status("dev", m2)
 	require.Equal(t, "success", state)
-	require.Equal(t, "deployed to 1 clusters", desc)
+	require.Equal(t, "deployed to 1 cluster", desc)
 }
