@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // folderWriter writes files below a root folder with as few system calls as the file system
@@ -98,21 +100,53 @@ func (w *folderWriter) folder(rel, d string) error {
 }
 
 // writeNew creates path, which must not exist (else the error is fs.ErrExist), and writes data
-// into it; a file it could not write completely is removed.
+// into it; a file it could not write completely is removed. It uses the system calls directly:
+// the os package would also try to register each file with the poller, which fails for a
+// regular file.
 func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o644)
+	})
 	if err != nil {
-		return err
+		return &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	werr := writeAll(fd, data)
+	cerr := syscall.Close(fd)
+	switch {
+	case werr != nil:
+		err = &fs.PathError{Op: "write", Path: path, Err: werr}
+	case cerr != nil:
+		err = &fs.PathError{Op: "close", Path: path, Err: cerr}
+	default:
+		return nil
 	}
-	if err != nil {
-		os.Remove(path)
-		return err
+	os.Remove(path)
+	return err
+}
+
+// writeAll writes data to the file descriptor fd.
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Write(fd, data) })
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		data = data[n:]
 	}
 	return nil
+}
+
+// ignoringEINTR calls f again while it is interrupted by a signal.
+func ignoringEINTR(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if !errors.Is(err, syscall.EINTR) {
+			return n, err
+		}
+	}
 }
 
 // replace writes data into a new temporary file next to path and renames it over path, so that
