@@ -165,33 +165,38 @@ func (x *executor) render(a *scheduling.Assignment) (map[string][]byte, *schedul
 		return nil, err
 	}
 	td := newTemplateData(a, data)
-	files := make(map[string][]byte, 3)
-	roles := []struct{ field, name string }{
+	roles := [3]struct{ field, name string }{
 		{"spec.reconciler", ct.Spec.Reconciler},
 		{"spec.namespaceService", ct.Spec.NamespaceService},
 		{"spec.configType", ct.Spec.ConfigType},
 	}
+	x.buf.Reset()
+	var ends [3]int // where each file ends in buf
+	var config *compiledTemplate
 	for i, role := range roles {
 		tpl, err := e.template(ct, role.field, role.name)
 		if err != nil {
 			return nil, err
 		}
-		out, err := x.execute(tpl, td, a)
-		if err != nil {
+		if err := x.execute(tpl, td, a); err != nil {
 			return nil, err
 		}
-		switch i {
-		case 0:
-			files[ReconcilerFile] = out
-		case 1:
-			files[NamespaceFile] = out
-		default:
-			if len(out) > 0 {
-				files[configFileName(tpl.tpl)] = out
-			}
-		}
+		ends[i], config = x.buf.Len(), tpl
 	}
-	return files, nil
+	return x.files(ends, configFileName(config.tpl)), nil
+}
+
+// files splits the assignment's output, the first ends[2] bytes of buf, into its files,
+// copied at once into one allocation; the platform config is left out when it is empty.
+func (x *executor) files(ends [3]int, configName string) map[string][]byte {
+	all := append(make([]byte, 0, ends[2]), x.buf.Bytes()[:ends[2]]...)
+	files := make(map[string][]byte, 3)
+	files[ReconcilerFile] = all[:ends[0]:ends[0]]
+	files[NamespaceFile] = all[ends[0]:ends[1]:ends[1]]
+	if ends[2] > ends[1] {
+		files[configName] = all[ends[1]:ends[2]:ends[2]]
+	}
+	return files
 }
 
 func configFileName(t *scheduling.Template) string {
@@ -215,26 +220,27 @@ func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*comp
 // separator joins the manifests of a template.
 const separator = "---\n"
 
-// execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
-func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
+// execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`,
+// appending the file to buf.
+func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) *scheduling.Error {
 	buf := &x.buf
-	buf.Reset()
+	base := buf.Len()
 	for i, p := range x.parsed(t) {
 		mark := buf.Len()
-		if mark > 0 {
+		if mark > base {
 			if _, err := x.out.Write([]byte(separator)); err != nil {
-				return nil, manifestError(t, i, a, err)
+				return manifestError(t, i, a, err)
 			}
 		}
 		start := buf.Len()
 		if err := x.executeNested(p, td); err != nil {
-			return nil, manifestError(t, i, a, err)
+			return manifestError(t, i, a, err)
 		}
 		if buf.Len() == start {
 			buf.Truncate(mark)
 		}
 	}
-	return append([]byte{}, buf.Bytes()...), nil
+	return nil
 }
 
 // manifestError locates an error of manifest i of a template and names the assignment.

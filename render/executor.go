@@ -17,7 +17,7 @@ type executor struct {
 	b      budget
 	funcs  template.FuncMap
 	clones map[*compiledTemplate][]*template.Template // the engine's parsed manifests → this executor's copies
-	buf    bytes.Buffer                               // the file being rendered
+	buf    bytes.Buffer                               // the files of the assignment being rendered
 	nested bytes.Buffer                               // the output of a nested pass
 	out    *limitedWriter                             // writes to buf
 	nout   *limitedWriter                             // writes to nested
