@@ -30,6 +30,7 @@ const (
 type Engine struct {
 	snap      *scheduling.Snapshot
 	limits    Limits
+	compiled  bool             // manifests simple enough run without text/template
 	funcs     template.FuncMap // for parsing; executors bind their own bounded copies
 	templates map[string]*compiledTemplate
 	config    *configIndex
@@ -43,6 +44,7 @@ type Engine struct {
 type compiledTemplate struct {
 	tpl    *scheduling.Template
 	parsed []*template.Template
+	plans  []compiledManifest // per manifest, nil where text/template runs it
 	err    *scheduling.Error
 }
 
@@ -50,7 +52,7 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
 	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
@@ -93,6 +95,11 @@ func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
 		p.Option("missingkey=default")
 		addTicks(p)
 		ct.parsed = append(ct.parsed, p)
+		var plan compiledManifest
+		if e.compiled {
+			plan = compileManifest(p)
+		}
+		ct.plans = append(ct.plans, plan)
 	}
 	return ct
 }
@@ -233,7 +240,7 @@ func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.
 			}
 		}
 		start := buf.Len()
-		if err := x.executeNested(p, td); err != nil {
+		if err := x.executeNested(p, t.plans[i], td); err != nil {
 			return manifestError(t, i, a, err)
 		}
 		if buf.Len() == start {
@@ -253,10 +260,10 @@ func manifestError(t *compiledTemplate, i int, a *scheduling.Assignment, err err
 // executeNested executes a template, appending to buf, then renders its output again while it
 // contains `{{`, at most MaxNesting times, as the reference does without a bound. Every pass
 // writes through the assignment's output budget.
-func (x *executor) executeNested(p *template.Template, td *templateData) error {
+func (x *executor) executeNested(p *template.Template, plan compiledManifest, td *templateData) error {
 	buf := &x.buf
 	start := buf.Len()
-	if err := p.Execute(x.out, td); err != nil {
+	if err := x.executeFirst(p, plan, td); err != nil {
 		return err
 	}
 	if !needsMorePasses(buf.Bytes()[start:]) {
@@ -282,6 +289,21 @@ func (x *executor) executeNested(p *template.Template, td *templateData) error {
 	}
 	buf.WriteString(RestoreLiterals(out))
 	return nil
+}
+
+// executeFirst is the first pass of a manifest: its compiled form if it has one and that
+// succeeds, else text/template from the same budget and output.
+func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td *templateData) error {
+	if plan != nil {
+		left, output, start := x.b.left, x.b.output, x.buf.Len()
+		if plan.run(x, td) == nil {
+			x.ran++
+			return nil
+		}
+		x.b.left, x.b.output = left, output
+		x.buf.Truncate(start)
+	}
+	return p.Execute(x.out, td)
 }
 
 // needsMorePasses tells whether output must be rendered again or has literals to restore.

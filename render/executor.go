@@ -21,6 +21,7 @@ type executor struct {
 	nested bytes.Buffer                               // the output of a nested pass
 	out    *limitedWriter                             // writes to buf
 	nout   *limitedWriter                             // writes to nested
+	ran    int                                        // manifests run compiled, for tests
 }
 
 // acquire returns an executor not in use, making one when all are busy.
