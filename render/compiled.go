@@ -153,7 +153,7 @@ func (s *step) run(x *executor, td *templateData) error {
 	if s.pipe != "" {
 		out = x.funcs[s.pipe].(func(int, string) string)(s.width, out)
 	}
-	_, err = x.out.Write([]byte(out))
+	_, err = x.out.WriteString(out)
 	return err
 }
 
@@ -223,12 +223,12 @@ func printValue(x *executor, v any, found bool) error {
 	var err error
 	switch v := v.(type) {
 	case nil:
-		_, err = x.out.Write([]byte("<no value>"))
+		_, err = x.out.WriteString("<no value>")
 	case string:
 		if !found {
-			_, err = x.out.Write([]byte("<no value>"))
+			_, err = x.out.WriteString("<no value>")
 		} else {
-			_, err = x.out.Write([]byte(v))
+			_, err = x.out.WriteString(v)
 		}
 	case bool:
 		_, err = x.out.Write(strconv.AppendBool(nil, v))

@@ -144,20 +144,44 @@ func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *schedulin
 	return x.render(a)
 }
 
-// newTemplateData is what the templates of an assignment see. Every value that can come from
-// a workload repository is escaped (see escape.go): it is never executed as a template.
-func newTemplateData(a *scheduling.Assignment, data map[string]any) *templateData {
-	return &templateData{
-		DeploymentTargetName: untrusted(a.Target.Name),
+// targetValues are the values of a deployment target as templates see them: they come from
+// a workload repository, so each is escaped (see escape.go) and never executed as a template.
+type targetValues struct {
+	name, environment, workspace, workload string
+	labels, manifests                      map[string]string
+}
+
+func newTargetValues(dt *scheduling.DeploymentTarget) *targetValues {
+	return &targetValues{
+		name:        untrusted(dt.Name),
+		environment: untrusted(dt.Environment),
+		workspace:   untrusted(dt.Labels["workspace"]),
+		workload:    untrusted(dt.Labels["workload"]),
+		labels:      untrustedMap(dt.Labels),
+		manifests:   untrustedMap(dt.Manifests),
+	}
+}
+
+// templateData is what the templates of an assignment see, valid until the executor's next
+// assignment. A deployment target's escaped values are made once per executor.
+func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *templateData {
+	tv, ok := x.targets[a.Target]
+	if !ok {
+		tv = newTargetValues(a.Target)
+		x.targets[a.Target] = tv
+	}
+	x.td = templateData{
+		DeploymentTargetName: tv.name,
 		Namespace:            untrusted(a.Namespace()),
-		Environment:          untrusted(a.Target.Environment),
-		Workspace:            untrusted(a.Target.Labels["workspace"]),
-		Workload:             untrusted(a.Target.Labels["workload"]),
-		Labels:               untrustedMap(a.Target.Labels),
-		Manifests:            untrustedMap(a.Target.Manifests),
+		Environment:          tv.environment,
+		Workspace:            tv.workspace,
+		Workload:             tv.workload,
+		Labels:               tv.labels,
+		Manifests:            tv.manifests,
 		ClusterType:          a.ClusterType.Name,
 		ConfigData:           data,
 	}
+	return &x.td
 }
 
 // render renders one assignment with the executor's templates and budget.
@@ -167,11 +191,11 @@ func (x *executor) render(a *scheduling.Assignment) (map[string][]byte, *schedul
 		return nil, e.timeoutFailure(a)
 	}
 	x.b.reset()
-	data, err := e.configFor(a)
+	data, err := e.configFor(a, x.matching(ct, a.Target))
 	if err != nil {
 		return nil, err
 	}
-	td := newTemplateData(a, data)
+	td := x.templateData(a, data)
 	roles := [3]struct{ field, name string }{
 		{"spec.reconciler", ct.Spec.Reconciler},
 		{"spec.namespaceService", ct.Spec.NamespaceService},
