@@ -41,6 +41,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			requireSameResult(t, want, got, where)
 			next := want.Apply(tree)
 			requireSameTree(t, next, got.Apply(tree), where)
+			requireDesiredIsTree(t, got.Desired(tree), tree, next, where)
 			if !stats.Full {
 				incremental++
 				rendered += stats.AssignmentsRendered
@@ -82,6 +83,28 @@ func requireSameTree(t *testing.T, want, got render.Tree, where string) {
 	for p, content := range want {
 		if !bytes.Equal(content, got[p]) {
 			t.Fatalf("%s: %s differs:\n%s\nwant:\n%s", where, p, got[p], content)
+		}
+	}
+}
+
+// requireDesiredIsTree checks that d, made from prev, is the tree want: its length, every file
+// walked once, and Get for every path of both trees.
+func requireDesiredIsTree(t *testing.T, d *render.Desired, prev, want render.Tree, where string) {
+	t.Helper()
+	require.Equal(t, len(want), d.Len(), where)
+	walked := render.Tree{}
+	require.NoError(t, d.Walk(func(p string, c []byte) error {
+		require.NotContains(t, walked, p, where)
+		walked[p] = c
+		return nil
+	}))
+	requireSameTree(t, want, walked, where)
+	for _, tree := range []render.Tree{prev, want} {
+		for p := range tree {
+			c, ok := d.Get(p)
+			w, inWant := want[p]
+			require.Equal(t, inWant, ok, "%s: %s", where, p)
+			require.True(t, bytes.Equal(w, c), "%s: %s", where, p)
 		}
 	}
 }

@@ -150,27 +150,7 @@ func (r *Result) Apply(prev Tree) Tree {
 	if !r.HasTarget {
 		return prev
 	}
-	prefix := dirPrefix(r.Root)
-	keep := r.keeper(r.managedFolders(prev, prefix))
-	out := make(Tree, len(prev)+len(r.Snapshot.ClusterTypes)+3*len(r.Outputs)+1)
-	for p, c := range prev {
-		rel, inside := strings.CutPrefix(p, prefix)
-		if !inside || keep(rel) {
-			out[p] = c
-		}
-	}
-	for _, ct := range r.Snapshot.ClusterTypes {
-		out[prefix+ct.Name+"/README.md"] = []byte(ReadmeText)
-	}
-	for key, files := range r.Outputs {
-		for name, content := range files {
-			out[prefix+key+"/"+name] = content
-		}
-	}
-	if br := r.Snapshot.BaseRepo; br != nil && br.Spec.Commit != "" {
-		out[prefix+PromotedCommitPath] = []byte(br.Spec.Commit)
-	}
-	return out
+	return r.Desired(prev).Tree()
 }
 
 func dirPrefix(root string) string {

@@ -154,7 +154,7 @@ func benchOnce(f *fleet.Fleet) (benchResult, *render.Result, error) {
 	loaded := time.Now()
 	res := render.Environment(snap)
 	rendered := time.Now()
-	tree := res.Apply(render.Tree{})
+	tree := res.Desired(render.Tree{})
 	applied := time.Now()
 	runtime.ReadMemStats(&after)
 
@@ -168,7 +168,7 @@ func benchOnce(f *fleet.Fleet) (benchResult, *render.Result, error) {
 		ClusterTypes:      len(snap.ClusterTypes),
 		DeploymentTargets: len(snap.Targets),
 		Assignments:       len(res.Assignments),
-		Files:             len(tree),
+		Files:             tree.Len(),
 		LoadSeconds:       loaded.Sub(start).Seconds(),
 		ScheduleSeconds:   schedule.Seconds(),
 		RenderSeconds:     max(rendered.Sub(loaded)-schedule, 0).Seconds(),

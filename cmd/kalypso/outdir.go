@@ -66,24 +66,28 @@ var errSymlinkedFolder = errors.New("is a symbolic link: render does not write t
 // writeTree makes dir hold next instead of prev: new files are written, changed ones replaced
 // atomically (see folderWriter), removed ones deleted (each named on log) along with folders
 // left empty.
-func writeTree(dir string, prev, next render.Tree, log io.Writer) (written, removed int, err error) {
+func writeTree(dir string, prev render.Tree, next *render.Desired, log io.Writer) (written, removed int, err error) {
 	prevPaths := prev.SortedPaths()
 	w, err := newFolderWriter(dir, prevPaths)
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, p := range next.SortedPaths() {
+	err = next.Walk(func(p string, content []byte) error {
 		old, exists := prev[p]
-		if exists && bytes.Equal(old, next[p]) {
-			continue
+		if exists && bytes.Equal(old, content) {
+			return nil
 		}
-		if err := w.write(p, next[p], exists); err != nil {
-			return written, removed, err
+		if err := w.write(p, content, exists); err != nil {
+			return err
 		}
 		written++
+		return nil
+	})
+	if err != nil {
+		return written, removed, err
 	}
 	for _, p := range prevPaths {
-		if _, ok := next[p]; ok {
+		if _, ok := next.Get(p); ok {
 			continue
 		}
 		full := filepath.Join(dir, filepath.FromSlash(p))

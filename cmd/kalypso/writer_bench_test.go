@@ -20,12 +20,13 @@ import (
 func BenchmarkRenderOutWriter(b *testing.B) {
 	f := fleet.New(fleet.DefaultSpec())
 	res := render.Environment(scheduling.Load(f.Inputs()))
+	desired := res.Desired(render.Tree{})
 	tree := res.Apply(render.Tree{})
 	paths := tree.SortedPaths()
 	base := b.TempDir()
 	var best [2]time.Duration
 	writers := [2]func(dir string) error{
-		func(dir string) error { _, _, err := writeTree(dir, render.Tree{}, tree, io.Discard); return err },
+		func(dir string) error { _, _, err := writeTree(dir, render.Tree{}, desired, io.Discard); return err },
 		func(dir string) error { return minimalWrite(dir, paths, tree) },
 	}
 	b.ResetTimer()

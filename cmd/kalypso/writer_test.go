@@ -18,8 +18,13 @@ func writeTreeFrom(t *testing.T, dir string, next render.Tree) error {
 	t.Helper()
 	prev, err := readOutTree(dir)
 	require.NoError(t, err)
-	_, _, err = writeTree(dir, prev, next, io.Discard)
+	_, _, err = writeTree(dir, prev, desiredOf(next), io.Discard)
 	return err
+}
+
+// desiredOf is a tree as a Desired: the files of a result without a GitOps target.
+func desiredOf(tree render.Tree) *render.Desired {
+	return (&render.Result{}).Desired(tree)
 }
 
 func TestWriterCreatesFoldersAndFiles(t *testing.T) {
@@ -88,7 +93,7 @@ func TestWriterRefusesSymlinkedFolders(t *testing.T) {
 func TestWriterFileInTheWayOfAFolder(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("file"), 0o644))
-	_, _, err := writeTree(dir, render.Tree{}, render.Tree{"a/x.yaml": []byte("x")}, io.Discard)
+	_, _, err := writeTree(dir, render.Tree{}, desiredOf(render.Tree{"a/x.yaml": []byte("x")}), io.Discard)
 	require.True(t, errors.Is(err, errNotDir), "%v", err)
 	require.Contains(t, err.Error(), "a/x.yaml")
 }
