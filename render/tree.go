@@ -73,7 +73,7 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 	case <-deadline.C:
 		e.expired.Store(true)
 	}
-	files, errs := c.close()
+	files, errs, keys := c.close()
 	for i, a := range list {
 		switch {
 		case errs[i] != nil:
@@ -81,7 +81,7 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 		case files[i] == nil:
 			r.Failed[a.Key()] = e.timeoutFailure(a)
 		default:
-			r.Outputs[a.Key()] = files[i]
+			r.Outputs[keys[i]] = files[i]
 		}
 	}
 	r.Errors = append(r.Errors, groupFailures(list, r.Failed)...)
@@ -95,13 +95,14 @@ type collector struct {
 	closed bool
 	files  []map[string][]byte
 	errs   []*scheduling.Error
+	keys   []string // the keys of the assignments rendered, made by the workers
 }
 
 // chunk is how many assignments a worker takes at a time.
 const chunk = 64
 
 func newCollector(n int) *collector {
-	return &collector{files: make([]map[string][]byte, n), errs: make([]*scheduling.Error, n)}
+	return &collector{files: make([]map[string][]byte, n), errs: make([]*scheduling.Error, n), keys: make([]string, n)}
 }
 
 // work renders chunks of list until there are none left or the collector is closed.
@@ -110,6 +111,7 @@ func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
 	defer e.release(x)
 	var files [chunk]map[string][]byte
 	var errs [chunk]*scheduling.Error
+	var keys [chunk]string
 	for {
 		c.mu.Lock()
 		i := c.next
@@ -122,22 +124,24 @@ func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
 		end := min(i+chunk, len(list))
 		for j := i; j < end; j++ {
 			files[j-i], errs[j-i] = x.render(list[j])
+			keys[j-i] = list[j].Key()
 		}
 		c.mu.Lock()
 		if !c.closed {
 			copy(c.files[i:end], files[:end-i])
 			copy(c.errs[i:end], errs[:end-i])
+			copy(c.keys[i:end], keys[:end-i])
 		}
 		c.mu.Unlock()
 	}
 }
 
-// close stops accepting results and returns them.
-func (c *collector) close() ([]map[string][]byte, []*scheduling.Error) {
+// close stops accepting results and returns them: files, errors and keys by assignment.
+func (c *collector) close() ([]map[string][]byte, []*scheduling.Error, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
-	return c.files, c.errs
+	return c.files, c.errs, c.keys
 }
 
 // Apply returns the GitOps tree that should replace prev: every rendered assignment exactly,
