@@ -13,9 +13,9 @@ type Desired struct {
 	managed  bool   // false when the environment has no usable GitOpsRepo: the tree is kept
 	prefix   string // the GitOps path followed by a slash, or ""
 	readmes  []string
-	isReadme map[string]bool              // the cluster types of readmes
-	outputs  map[string]map[string][]byte // assignment key → file name → content
-	promoted []byte                       // the promoted commit, nil for none
+	isReadme map[string]bool  // the cluster types of readmes
+	outputs  map[string]Files // assignment key → its files
+	promoted []byte           // the promoted commit, nil for none
 	files    int
 }
 
@@ -47,7 +47,7 @@ func (r *Result) Desired(prev Tree) *Desired {
 	}
 	d.files = len(d.kept) + len(d.readmes)
 	for _, files := range d.outputs {
-		d.files += len(files)
+		d.files += files.Len()
 	}
 	if d.promoted != nil {
 		d.files++
@@ -84,8 +84,8 @@ func (d *Desired) generated(path string) ([]byte, bool) {
 	if name == "README.md" && d.isReadme[folder] {
 		return []byte(ReadmeText), true
 	}
-	c, ok := d.outputs[folder][name]
-	return c, ok
+	c := d.outputs[folder].File(name)
+	return c, c != nil
 }
 
 // Walk calls fn for every file: the kept ones in path order, then the cluster types' READMEs,
@@ -108,18 +108,12 @@ func (d *Desired) Walk(fn func(path string, content []byte) error) error {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys)
-	var names []string
 	for _, key := range keys {
-		files := d.outputs[key]
-		names = names[:0]
-		for name := range files {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			if err := fn(d.prefix+key+"/"+name, files[name]); err != nil {
-				return err
-			}
+		err := d.outputs[key].Each(func(name string, content []byte) error {
+			return fn(d.prefix+key+"/"+name, content)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if d.promoted != nil {
@@ -138,9 +132,10 @@ func (d *Desired) Tree() Tree {
 		out[d.prefix+ct+"/README.md"] = []byte(ReadmeText)
 	}
 	for key, files := range d.outputs {
-		for name, content := range files {
+		_ = files.Each(func(name string, content []byte) error {
 			out[d.prefix+key+"/"+name] = content
-		}
+			return nil
+		})
 	}
 	if d.promoted != nil {
 		out[d.prefix+PromotedCommitPath] = d.promoted

@@ -138,7 +138,7 @@ type templateData struct {
 // Render produces the files of one assignment's folder (file name → content), within the
 // engine's function and output limits. The deadline (Limits.Timeout) runs while Environment or
 // Incremental render with the engine.
-func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
+func (e *Engine) Render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	x := e.acquire()
 	defer e.release(x)
 	return x.render(a)
@@ -185,15 +185,15 @@ func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *
 }
 
 // render renders one assignment with the executor's templates and budget.
-func (x *executor) render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
+func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	e, ct := x.e, a.ClusterType
 	if err := x.b.alive(); err != nil {
-		return nil, e.timeoutFailure(a)
+		return Files{}, e.timeoutFailure(a)
 	}
 	x.b.reset()
 	data, err := e.configFor(a, x.matching(ct, a.Target))
 	if err != nil {
-		return nil, err
+		return Files{}, err
 	}
 	td := x.templateData(a, data)
 	roles := [3]struct{ field, name string }{
@@ -207,34 +207,20 @@ func (x *executor) render(a *scheduling.Assignment) (map[string][]byte, *schedul
 	for i, role := range roles {
 		tpl, err := e.template(ct, role.field, role.name)
 		if err != nil {
-			return nil, err
+			return Files{}, err
 		}
 		if err := x.execute(tpl, td, a); err != nil {
-			return nil, err
+			return Files{}, err
 		}
 		ends[i], config = x.buf.Len(), tpl
 	}
-	return x.files(ends, configFileName(config.tpl)), nil
+	return x.files(ends, config.tpl.Spec.ContentType == "sh"), nil
 }
 
-// files splits the assignment's output, the first ends[2] bytes of buf, into its files,
-// copied at once into one allocation; the platform config is left out when it is empty.
-func (x *executor) files(ends [3]int, configName string) map[string][]byte {
-	all := append(make([]byte, 0, ends[2]), x.buf.Bytes()[:ends[2]]...)
-	files := make(map[string][]byte, 3)
-	files[ReconcilerFile] = all[:ends[0]:ends[0]]
-	files[NamespaceFile] = all[ends[0]:ends[1]:ends[1]]
-	if ends[2] > ends[1] {
-		files[configName] = all[ends[1]:ends[2]:ends[2]]
-	}
-	return files
-}
-
-func configFileName(t *scheduling.Template) string {
-	if t.Spec.ContentType == "sh" {
-		return ConfigFileSh
-	}
-	return ConfigFileYAML
+// files are the assignment's output, the first ends[2] bytes of buf, copied at once into one
+// allocation; ends are where each file ends.
+func (x *executor) files(ends [3]int, shell bool) Files {
+	return Files{data: append(make([]byte, 0, ends[2]), x.buf.Bytes()[:ends[2]]...), ns: ends[0], cfg: ends[1], shell: shell}
 }
 
 func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {

@@ -18,7 +18,7 @@ func applyFixture(incomplete bool) *Result {
 	}
 	return &Result{
 		Snapshot: snap, Root: "clusters", HasTarget: true,
-		Outputs: map[string]map[string][]byte{"large/app-web": {"reconciler.yaml": []byte("new")}},
+		Outputs: map[string]Files{"large/app-web": {data: []byte("new"), ns: 3, cfg: 3}},
 		Failed:  map[string]*scheduling.Error{},
 	}
 }
@@ -62,7 +62,7 @@ func TestApplyTouchesOnlyManagedFolders(t *testing.T) {
 func TestDesiredWalkAndNoTarget(t *testing.T) {
 	prev := Tree{"clusters/README.md": []byte("root"), "clusters/large/app-web/reconciler.yaml": []byte("old")}
 	d := applyFixture(false).Desired(prev)
-	require.Equal(t, 3, d.Len())
+	require.Equal(t, 4, d.Len(), "a README, the root README kept, a reconciler and an empty namespace")
 	var walked []string
 	stop := errors.New("stop")
 	err := d.Walk(func(p string, _ []byte) error {
