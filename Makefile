@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: all build test e2e demo bench vet fmt tools deploy-check fuzz
+.PHONY: all build test e2e demo bench vet fmt tools browser deploy-check fuzz cover
 
 # Pinned tools for the deployment checks (deploy/), built from source with the Go
 # toolchain into bin/tools once; a version change installs the new version.
@@ -19,7 +19,7 @@ all: build
 build: ## build the kalypso binary into ./bin
 	$(GO) build -trimpath -o bin/kalypso ./cmd/kalypso
 
-test: vet tools ## run every test (unit, conformance, end to end, Helm chart and kustomize base), then the fuzz targets for a bounded time
+test: vet tools browser ## run every test (unit, conformance, end to end, Helm chart and kustomize base), then the fuzz targets for a bounded time
 	$(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 
@@ -32,6 +32,12 @@ fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
 	$(GO) test -count=1 -timeout 10m -run 'E2E' ./...
 
+# The orchestration packages, tested against the GitHub fake and in-memory repositories.
+COVER_PKGS := ./internal/reconcile ./internal/promote ./handlers
+
+cover: ## print the line coverage of the orchestration packages
+	$(GO) test -count=1 -cover $(COVER_PKGS)
+
 demo: ## run the demo on the built-in sample control plane
 	$(GO) run ./cmd/kalypso demo
 
@@ -39,6 +45,16 @@ bench: ## measure the 100 × 1,000 fleet (100,000 assignments)
 	$(GO) run ./cmd/kalypso bench --cluster-types 100 --workloads 100 --targets-per-workload 10 --configs 5
 
 tools: $(HELM_STAMP) $(KUSTOMIZE_STAMP) ## install helm and kustomize (pinned) into bin/tools
+
+# Headless Chromium for the fleet view's browser test (e2e/browser_test.go), from Debian.
+CHROMIUM ?= /usr/bin/chromium
+export KALYPSO_TEST_CHROMIUM := $(CHROMIUM)
+
+browser: $(CHROMIUM) ## install Debian's chromium for the browser test (needs apt-get and root)
+
+$(CHROMIUM):
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-dejavu-core
 
 $(HELM_STAMP):
 	@mkdir -p $(TOOLS_DIR)

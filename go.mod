@@ -69,7 +69,7 @@ require (
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	golang.org/x/crypto v0.56.0 // indirect
-	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/net v0.57.0
 	golang.org/x/oauth2 v0.20.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect

@@ -21,11 +21,18 @@ type options struct {
 	transport http.RoundTripper
 	registry  metrics.Registry
 	version   string
+	public    []func(*http.ServeMux)
 }
 
 // WithHandlers adds webhook event handlers; for an event type handled twice, the first one wins.
 func WithHandlers(handlers ...githubapp.EventHandler) Option {
 	return func(o *options) { o.handlers = append(o.handlers, handlers...) }
+}
+
+// WithPublicRoutes lets register add routes to the public listener (next to the webhook and
+// the probes), such as the fleet view and the badges.
+func WithPublicRoutes(register func(mux *http.ServeMux)) Option {
+	return func(o *options) { o.public = append(o.public, register) }
 }
 
 // WithLogger sets the base logger (default: built from the config's log settings, on standard error).

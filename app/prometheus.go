@@ -96,11 +96,33 @@ func render(name string, labels []string, m any) (string, []string) {
 	case metrics.Timer:
 		t := v.Snapshot()
 		return "summary", summary(name, labels, t.Percentiles(quantiles()), float64(t.Sum()), t.Count(), 1e-9)
+	case BucketHistogram:
+		return "histogram", histogram(name, labels, v)
 	case metrics.Histogram:
 		h := v.Snapshot()
 		return "summary", summary(name, labels, h.Percentiles(quantiles()), float64(h.Sum()), h.Count(), 1)
 	}
 	return "", nil
+}
+
+// BucketHistogram is a histogram with fixed buckets, exported as a Prometheus histogram.
+type BucketHistogram interface {
+	// Buckets returns the upper bounds, the cumulative count of each, the sum and the count.
+	Buckets() (bounds []float64, cumulative []uint64, sum float64, count uint64)
+}
+
+// histogram renders the _bucket lines, +Inf included, _sum and _count.
+func histogram(name string, labels []string, h BucketHistogram) []string {
+	bounds, counts, sum, count := h.Buckets()
+	out := make([]string, 0, len(bounds)+3)
+	for i, b := range bounds {
+		bl := append(append([]string(nil), labels...), label("le", formatFloat(b)))
+		out = append(out, sample(name+"_bucket", bl, float64(counts[i])))
+	}
+	inf := append(append([]string(nil), labels...), label("le", "+Inf"))
+	out = append(out, sample(name+"_bucket", inf, float64(count)))
+	out = append(out, sample(name+"_sum", labels, sum))
+	return append(out, sample(name+"_count", labels, float64(count)))
 }
 
 // summary renders quantiles, _sum and _count, multiplying values by scale.
@@ -188,6 +210,16 @@ func metricHelp(name string) string {
 		return "Requests left in the current GitHub rate-limit window, by resource, from the latest response."
 	case MetricGitHubRetries:
 		return "GitHub requests retried, by reason."
+	case "kalypso_fleet_promotion_state":
+		return "Promotion state of the commit an environment pins: 0 unknown, 1 awaiting merge, 2 waiting for clusters, 3 deployed, 4 failed, 5 superseded, 6 awaiting approval."
+	case "kalypso_fleet_clusters_compliant":
+		return "Clusters compliant with the commit an environment pins, as its promotion last reported."
+	case "kalypso_fleet_clusters_expected":
+		return "Clusters an environment's promotion waits for."
+	case "kalypso_fleet_deployed_commit_age_seconds":
+		return "Age of the main commit last deployed to an environment (since its commit time)."
+	case "kalypso_fleet_lead_time_seconds":
+		return "Time from a main commit to its successful deployment to an environment."
 	}
 	return ""
 }

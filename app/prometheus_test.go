@@ -90,3 +90,26 @@ func TestLRUCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	c.Delete("a")
 	assert.Equal(t, 0, c.size)
 }
+
+// fixedHistogram is a BucketHistogram that a go-metrics registry accepts.
+type fixedHistogram struct{ metrics.NilHistogram }
+
+// Buckets implements BucketHistogram.
+func (fixedHistogram) Buckets() ([]float64, []uint64, float64, uint64) {
+	return []float64{60, 300}, []uint64{1, 3}, 700, 4
+}
+
+func TestWritePrometheusBucketHistogram(t *testing.T) {
+	reg := metrics.NewRegistry()
+	require.NoError(t, reg.Register("kalypso_fleet_lead_time_seconds", fixedHistogram{}))
+	var buf bytes.Buffer
+	require.NoError(t, WritePrometheus(&buf, reg))
+	require.Equal(t, `# HELP kalypso_fleet_lead_time_seconds Time from a main commit to its successful deployment to an environment.
+# TYPE kalypso_fleet_lead_time_seconds histogram
+kalypso_fleet_lead_time_seconds_bucket{le="60"} 1
+kalypso_fleet_lead_time_seconds_bucket{le="300"} 3
+kalypso_fleet_lead_time_seconds_bucket{le="+Inf"} 4
+kalypso_fleet_lead_time_seconds_sum 700
+kalypso_fleet_lead_time_seconds_count 4
+`, buf.String())
+}

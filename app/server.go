@@ -99,6 +99,9 @@ func (s *Server) routes() (public, management http.Handler) {
 	pub.Handle("POST "+githubapp.DefaultWebhookRoute, s.webhook)
 	pub.HandleFunc("GET /healthz", s.serveHealthz)
 	pub.HandleFunc("GET /readyz", s.serveReadyz)
+	for _, register := range s.opts.public {
+		register(pub)
+	}
 	mgmt := http.NewServeMux()
 	mgmt.HandleFunc("GET /healthz", s.serveHealthz)
 	mgmt.HandleFunc("GET /readyz", s.serveReadyz)

@@ -49,6 +49,7 @@ type Config struct {
 	Resync         Resync    `yaml:"resync"`         // periodic full reconciliation
 	Promotion      Promotion `yaml:"promotion"`      // promotion across environments
 	Render         Render    `yaml:"render"`         // bounds of template rendering
+	Fleet          Fleet     `yaml:"fleet"`          // fleet view, sign-in and badges
 	Workers        int       `yaml:"workers"`        // webhook events processed at once
 	QueueSize      int       `yaml:"queueSize"`      // webhook events waiting for a worker
 	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one event
@@ -151,6 +152,7 @@ func Default(_ func(string) string) *Config {
 		Sources:   Sources{MaxFileBytes: DefaultMaxFileBytes},
 		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion: Promotion{PollInterval: Duration(15 * time.Second)},
+		Fleet:     Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), RefreshInterval: Duration(DefaultFleetRefreshInterval)},
 		Render: Render{
 			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
 			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,

@@ -49,6 +49,14 @@
 //	render.maxFunctionBytes     KALYPSO_RENDER_MAX_FUNCTION_BYTES      16777216
 //	render.maxListLength        KALYPSO_RENDER_MAX_LIST_LENGTH         10000
 //	render.timeout              KALYPSO_RENDER_TIMEOUT                 1m0s
+//	fleet.enabled               KALYPSO_FLEET_ENABLED                  false
+//	fleet.publicURL             KALYPSO_FLEET_PUBLIC_URL               "" (required when enabled)
+//	fleet.clientID              KALYPSO_FLEET_CLIENT_ID                "" (required when enabled)
+//	fleet.clientSecret          KALYPSO_FLEET_CLIENT_SECRET            "" (required when enabled)
+//	fleet.sessionKey            KALYPSO_FLEET_SESSION_KEY              "" (32 bytes or more when enabled)
+//	fleet.sessionTTL            KALYPSO_FLEET_SESSION_TTL              8h
+//	fleet.refreshInterval       KALYPSO_FLEET_REFRESH_INTERVAL         15s (0: read on every request)
+//	fleet.badges                KALYPSO_FLEET_BADGES                   false
 //	workers                     KALYPSO_WORKERS                        4
 //	queueSize                   KALYPSO_QUEUE_SIZE                     100
 //	handlerTimeout              KALYPSO_HANDLER_TIMEOUT                5m

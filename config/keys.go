@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,7 @@ type Key struct {
 
 // Keys lists every setting in documentation order.
 func Keys() []Key {
-	return []Key{
+	return slices.Concat([]Key{
 		key("server.address", ":8080", "Address of the public listener: the webhook endpoint and the probes (host:port; port 0 picks a free port).",
 			str(func(c *Config) *string { return &c.Server.Address })),
 		key("server.managementAddress", DefaultManagementAddress, "Address of the management listener: /metrics and the probes. Never expose it publicly.",
@@ -78,6 +79,7 @@ func Keys() []Key {
 			integer(func(c *Config) *int { return &c.Render.MaxListLength })),
 		key(render.SettingTimeout, render.DefaultTimeout.String(), "Time limit of rendering one environment; assignments not rendered by then fail and keep their last output.",
 			dur(func(c *Config) *Duration { return &c.Render.Timeout })),
+	}, fleetKeys(), []Key{
 		key("workers", "4", "Number of webhook events processed at the same time.",
 			integer(func(c *Config) *int { return &c.Workers })),
 		key("queueSize", "100", "Webhook events waiting for a worker; when full, deliveries are answered 503.",
@@ -88,7 +90,7 @@ func Keys() []Key {
 			str(func(c *Config) *string { return &c.Log.Level })),
 		key("log.format", DefaultLogFormat, "Log format: json (one object per line) or console (human-readable).",
 			str(func(c *Config) *string { return &c.Log.Format })),
-	}
+	})
 }
 
 // key builds a Key whose environment variable is derived from its path.

@@ -41,6 +41,7 @@ func (c *Config) problems() []string {
 	p = append(p, c.githubProblems()...)
 	p = append(p, c.runtimeProblems()...)
 	p = append(p, c.tenancyProblems()...)
+	p = append(p, c.fleetProblems()...)
 	return p
 }
 

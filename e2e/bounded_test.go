@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,20 +151,9 @@ func (r *rssWatch) stop() int64 {
 
 // readRSS returns VmRSS of a process in bytes, 0 when it cannot be read.
 func readRSS(pid int) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := processRSS(pid)
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
+	return n
 }

@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -263,15 +264,7 @@ func (w *world) commit(repo, branch string, files map[string]*string) string {
 }
 
 // appPRs returns the app's open pull requests on the GitOps repository.
-func (w *world) appPRs() []*github.PullRequest {
-	var out []*github.PullRequest
-	for _, pr := range w.sim.PullRequests(sample.Owner, sample.GitOpsRepo) {
-		if pr.GetState() == "open" && strings.HasPrefix(pr.GetHead().GetRef(), "kalypso/") {
-			out = append(out, pr)
-		}
-	}
-	return out
-}
+func (w *world) appPRs() []*github.PullRequest { return sample.AppPullRequests(w.sim) }
 
 func (w *world) appPR(env string) *github.PullRequest {
 	for _, pr := range w.appPRs() {
@@ -435,19 +428,10 @@ func readDir(t testing.TB, dir string) map[string]string {
 // requireTree compares two trees file by file, so that a difference names its path.
 func requireTree(t *testing.T, want, got map[string]string, msg string) {
 	t.Helper()
-	require.Equal(t, sortedKeys(want), sortedKeys(got), "%s: file set", msg)
+	require.Equal(t, slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(got)), "%s: file set", msg)
 	for p := range want {
 		require.Equal(t, want[p], got[p], "%s: content of %s", msg, p)
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Control-plane files as a user would write them.

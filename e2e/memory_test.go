@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,17 +15,9 @@ import (
 // rssMiB reads the resident memory of the app's process.
 func (w *world) rssMiB() int {
 	w.t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", w.app.cmd.Process.Pid))
+	n, err := processRSS(w.app.cmd.Process.Pid)
 	require.NoError(w.t, err)
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
-			require.NoError(w.t, err)
-			return kb / 1024
-		}
-	}
-	w.t.Fatal("no VmRSS in /proc status")
-	return 0
+	return int(n >> 20)
 }
 
 // Memory follows what the declared environments read, not the organisation: an unrelated

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -29,8 +30,7 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == promote.PromoteAction {
 		inst := githubapp.GetInstallationIDFromEvent(&ev)
 		ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-		repo := reconcile.Repo{Owner: ev.GetRepo().GetOwner().GetLogin(), Name: ev.GetRepo().GetName()}
-		return h.Promoter.Approve(ctx, inst, repo, ev.GetCheckRun(), ev.GetSender().GetLogin())
+		return h.Promoter.Approve(ctx, inst, repoOf(ev.GetRepo()), ev.GetCheckRun(), ev.GetSender().GetLogin())
 	}
 	if ev.GetAction() != "rerequested" {
 		return nil
@@ -41,18 +41,18 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	}
 	inst := githubapp.GetInstallationIDFromEvent(&ev)
 	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	repo := reconcile.Repo{Owner: ev.GetRepo().GetOwner().GetLogin(), Name: ev.GetRepo().GetName()}
-	envs, err := h.Index.Matching(ctx, inst, func(e reconcile.EnvInfo) bool {
+	repo := repoOf(ev.GetRepo())
+	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
 		return e.Env.ControlPlane == plane && e.Env.Name == env
 	})
 	if err != nil {
 		return err
 	}
 	branch := ev.GetCheckRun().GetCheckSuite().GetHeadBranch()
-	commit := reconcile.Commit{Installation: inst, Repo: repo, Branch: branch, SHA: ev.GetCheckRun().GetHeadSHA(),
-		Prefixes: []string{branch + ":", reconcile.WorkloadPrefix(repo, branch)}, Rerun: true}
+	commit := reconcile.BranchCommit(inst, repo, branch, ev.GetCheckRun().GetHeadSHA())
+	commit.Rerun = true
 	if repo == plane && branch == gitsource.MainBranch {
-		_, err := Push{Core: h.Core}.validateEnvs(ctx, envs, commit)
+		_, err := h.validateEnvs(ctx, envs, commit)
 		return err
 	}
 	return h.reconcileAndReport(ctx, envs, &commit)

@@ -6,21 +6,49 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
+// Reconciler computes environments and reports them on commits (see reconcile.Reconciler).
+type Reconciler interface {
+	Environment(ctx context.Context, env envref.Env) (*reconcile.Outcome, error)
+	Validate(ctx context.Context, env envref.Env, main string) (*reconcile.Outcome, error)
+	Report(ctx context.Context, c reconcile.Commit, out *reconcile.Outcome, failure error) error
+}
+
+// Index knows the environments of each installation (see envref.Index).
+type Index interface {
+	Declared(repo envref.Repo) bool
+	Environments(ctx context.Context, inst int64) ([]envref.EnvInfo, error)
+	Matching(ctx context.Context, inst int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error)
+	IsControlPlane(ctx context.Context, inst int64, repo envref.Repo) (bool, error)
+	Refresh(ctx context.Context, inst int64, repo envref.Repo) error
+	Forget(inst int64)
+}
+
+// Promoter runs promotions (see promote.Promoter).
+type Promoter interface {
+	PromoteMain(ctx context.Context, main promote.Locator) error
+	Approve(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
+	Merged(ctx context.Context, inst int64, gitops envref.Repo, pr *github.PullRequest) error
+	Resume(ctx context.Context, inst int64) error
+	Wake()
+}
+
 // Core is what the handlers share: the reconciler, the repository index and the promoter.
 type Core struct {
-	Reconciler *reconcile.Reconciler
-	Index      *reconcile.Index
-	Promoter   *promote.Promoter
+	Reconciler Reconciler
+	Index      Index
+	Promoter   Promoter
 }
 
 // reconcileAndReport reconciles environments and reports each on a commit when one is given.
-func (c *Core) reconcileAndReport(ctx context.Context, envs []reconcile.EnvInfo, commit *reconcile.Commit) error {
+func (c *Core) reconcileAndReport(ctx context.Context, envs []envref.EnvInfo, commit *reconcile.Commit) error {
 	var errs []error
 	for _, e := range envs {
 		out, err := c.Reconciler.Environment(ctx, e.Env)
@@ -31,13 +59,32 @@ func (c *Core) reconcileAndReport(ctx context.Context, envs []reconcile.EnvInfo,
 		if err != nil {
 			errs = append(errs, fmt.Errorf("environment %s of %s: %w", e.Env.Name, e.Env.ControlPlane, err))
 		}
-		if commit != nil && out.Result != nil || commit != nil && err != nil {
+		if commit != nil && (out.Result != nil || err != nil) {
 			if rerr := c.Reconciler.Report(ctx, *commit, out, err); rerr != nil {
 				errs = append(errs, rerr)
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateEnvs renders environments with main at a commit and reports a check run for each on
+// it; it tells whether the commit is valid in every one.
+func (c *Core) validateEnvs(ctx context.Context, envs []envref.EnvInfo, commit reconcile.Commit) (bool, error) {
+	commit = commit.AsMain()
+	valid := true
+	for _, e := range envs {
+		out, err := c.Reconciler.Validate(ctx, e.Env, commit.SHA)
+		if out == nil {
+			out = &reconcile.Outcome{Env: e.Env}
+		}
+		logOutcome(ctx, out, err)
+		valid = valid && err == nil && out.Result != nil && len(out.Result.Errors) == 0
+		if rerr := c.Reconciler.Report(ctx, commit, out, err); rerr != nil {
+			return false, rerr
+		}
+	}
+	return valid, nil
 }
 
 func logOutcome(ctx context.Context, out *reconcile.Outcome, err error) {
@@ -74,4 +121,13 @@ func (c *Core) Resync(ctx context.Context, installations []int64) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// repoOf names the repository of an event.
+func repoOf(r *github.Repository) envref.Repo {
+	repo := envref.Repo{Owner: r.GetOwner().GetLogin(), Name: r.GetName()}
+	if repo.Owner == "" { // push events name the owner, not its login
+		repo.Owner = r.GetOwner().GetName()
+	}
+	return repo
 }

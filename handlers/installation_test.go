@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
 func TestInstallationEventsForgetTheIndex(t *testing.T) {
-	h := Installation{Core: &Core{Index: reconcile.NewIndex(nil, nil)}}
+	h := Installation{Core: &Core{Index: envref.NewIndex(nil, nil)}}
 	require.ElementsMatch(t, []string{"installation", "installation_repositories"}, h.Handles())
 	for _, name := range []string{"installation.created.json", "installation.deleted.json", "installation_repositories.added.json", "installation_repositories.removed.json"} {
 		payload, err := os.ReadFile("../internal/githubsim/payloads/" + name)

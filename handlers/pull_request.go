@@ -7,8 +7,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
-
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
 // PullRequest handles `pull_request`: a merged GitOps pull request of the app starts the wait
@@ -29,6 +27,5 @@ func (h PullRequest) Handle(ctx context.Context, _, _ string, payload []byte) er
 	}
 	inst := githubapp.GetInstallationIDFromEvent(&ev)
 	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	repo := reconcile.Repo{Owner: ev.GetRepo().GetOwner().GetLogin(), Name: ev.GetRepo().GetName()}
-	return h.Promoter.Merged(ctx, inst, repo, ev.GetPullRequest())
+	return h.Promoter.Merged(ctx, inst, repoOf(ev.GetRepo()), ev.GetPullRequest())
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
@@ -31,12 +33,9 @@ func (h Push) Handle(ctx context.Context, _, _ string, payload []byte) error {
 		return nil
 	}
 	inst := githubapp.GetInstallationIDFromEvent(&ev)
-	repo := reconcile.Repo{Owner: ev.GetRepo().GetOwner().GetLogin(), Name: ev.GetRepo().GetName()}
-	if repo.Owner == "" {
-		repo.Owner = ev.GetRepo().GetOwner().GetName()
-	}
+	repo := repoOf(&github.Repository{Owner: ev.GetRepo().GetOwner(), Name: ev.GetRepo().Name})
 	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, &github.Repository{Owner: &github.User{Login: &repo.Owner}, Name: &repo.Name})
-	commit := reconcile.Commit{Installation: inst, Repo: repo, Branch: branch, SHA: ev.GetAfter()}
+	commit := reconcile.BranchCommit(inst, repo, branch, ev.GetAfter())
 	isPlane, err := h.Index.IsControlPlane(ctx, inst, repo)
 	if err != nil {
 		return err
@@ -50,34 +49,35 @@ func (h Push) Handle(ctx context.Context, _, _ string, payload []byte) error {
 			return err
 		}
 	}
-	if err := h.reconcileTouched(ctx, inst, repo, branch, commit); err != nil || branch != gitsource.MainBranch {
+	// Only a declared control plane's main is validated and promoted: an undeclared
+	// repository is never fetched for it.
+	if err := h.reconcileTouched(ctx, inst, repo, branch, commit); err != nil || branch != gitsource.MainBranch || !h.Index.Declared(repo) {
 		return err
 	}
 	valid, err := h.validateMain(ctx, inst, repo, commit)
 	if err != nil || !valid {
 		return err
 	}
-	return h.Promoter.PromoteMain(ctx, inst, repo, commit.SHA)
+	return h.Promoter.PromoteMain(ctx, promote.Locator{Installation: inst, ControlPlane: repo, Commit: commit.SHA})
 }
 
 // reconcileTouched reconciles every environment that reads or writes the pushed branch.
-func (h Push) reconcileTouched(ctx context.Context, inst int64, repo reconcile.Repo, branch string, commit reconcile.Commit) error {
+func (h Push) reconcileTouched(ctx context.Context, inst int64, repo envref.Repo, branch string, commit reconcile.Commit) error {
 	envs, err := h.Index.Environments(ctx, inst)
 	if err != nil {
 		return err
 	}
-	var mine, others []reconcile.EnvInfo
+	var mine, others []envref.EnvInfo
 	for _, e := range envs {
 		switch {
 		case e.Env.ControlPlane == repo && e.Branch == branch:
 			mine = append(mine, e)
-		case readsWorkload(e, repo, branch):
+		case e.ReadsWorkload(repo, branch):
 			mine = append(mine, e)
 		case e.GitOps == repo && e.GitOpsBranch == branch:
 			others = append(others, e)
 		}
 	}
-	commit.Prefixes = []string{branch + ":", reconcile.WorkloadPrefix(repo, branch)}
 	if err := h.reconcileAndReport(ctx, mine, &commit); err != nil {
 		return err
 	}
@@ -98,39 +98,12 @@ func declaresEnvironments(ev *github.PushEvent) bool {
 	return false
 }
 
-func readsWorkload(e reconcile.EnvInfo, repo reconcile.Repo, branch string) bool {
-	for _, w := range e.Workloads {
-		if w.Repo == repo && w.Branch == branch {
-			return true
-		}
-	}
-	return false
-}
-
 // validateMain checks a main commit against every environment of the control plane, reports a
 // check run per environment on it, and tells whether it is valid everywhere.
-func (h Push) validateMain(ctx context.Context, inst int64, repo reconcile.Repo, commit reconcile.Commit) (bool, error) {
-	envs, err := h.Index.Matching(ctx, inst, func(e reconcile.EnvInfo) bool { return e.Env.ControlPlane == repo })
+func (h Push) validateMain(ctx context.Context, inst int64, repo envref.Repo, commit reconcile.Commit) (bool, error) {
+	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool { return e.Env.ControlPlane == repo })
 	if err != nil {
 		return false, err
 	}
 	return h.validateEnvs(ctx, envs, commit)
-}
-
-// validateEnvs renders environments with main at the commit and reports a check run for each.
-func (h Push) validateEnvs(ctx context.Context, envs []reconcile.EnvInfo, commit reconcile.Commit) (bool, error) {
-	commit.Prefixes = []string{gitsource.MainPrefix(commit.SHA)}
-	valid := true
-	for _, e := range envs {
-		out, err := h.Reconciler.Validate(ctx, e.Env, commit.SHA)
-		if out == nil {
-			out = &reconcile.Outcome{Env: e.Env}
-		}
-		logOutcome(ctx, out, err)
-		valid = valid && err == nil && out.Result != nil && len(out.Result.Errors) == 0
-		if rerr := h.Reconciler.Report(ctx, commit, out, err); rerr != nil {
-			return false, rerr
-		}
-	}
-	return valid, nil
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -274,7 +276,7 @@ func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *E
 		objs.broken = append(objs.broken, &obj)
 		return
 	}
-	file2(objs, obj, spec)
+	fileObject(objs, obj, spec)
 }
 
 func metadataNode(n *yaml.Node) *yaml.Node {
@@ -350,7 +352,7 @@ func validateMeta(d *fieldDecoder, obj *Object) {
 }
 
 func validateLabels(d *fieldDecoder, labels map[string]string, path string) {
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		line := d.lineOf(path+"."+k, d.lineOf(path, d.pos.Line))
 		for _, p := range validation.IsQualifiedName(k) {
 			d.fail(line, "%s: invalid label key %q: %s", path, k, p)

@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// file2 files a decoded object under its kind after the checks that need the whole object.
-func file2(objs *objects, obj Object, spec any) {
+// fileObject files a decoded object under its kind after the checks that need the whole object.
+func fileObject(objs *objects, obj Object, spec any) {
 	switch s := spec.(type) {
 	case *EnvironmentSpec:
 		objs.environments = append(objs.environments, &Environment{Object: obj, Spec: *s})
@@ -82,14 +82,5 @@ func validateTargets(w *Workload, errs *Errors, pol Policy) map[int]bool {
 
 // TargetName is the name of a deployment target: `<workload>-<target>`.
 func TargetName(workload, target string) string { return workload + "-" + target }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 func sortStrings(s []string) { sort.Strings(s) }

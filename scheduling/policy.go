@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -60,7 +62,7 @@ func validateManifests(d *fieldDecoder, m map[string]string, path string, pol Po
 	if len(m) > maxManifestKeys {
 		d.fail(d.lineOf(path, d.pos.Line), "%s: %d keys, at most %d are allowed", path, len(m), maxManifestKeys)
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		line := d.lineOf(path+"."+k, d.lineOf(path, d.pos.Line))
 		if err := manifestValue(k, m[k], pol); err != nil {
 			d.fail(line, "%s.%s: %v", path, k, err)

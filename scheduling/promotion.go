@@ -2,7 +2,9 @@ package scheduling
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,19 +86,19 @@ func PromotionChain(envs []*Environment) (*Chain, Errors) {
 			c.Stages[e.Name] = s
 		}
 	}
-	for _, name := range sortedKeys(c.Stages) {
+	for _, name := range slices.Sorted(maps.Keys(c.Stages)) {
 		s := c.Stages[name]
 		if s.After != "" && c.Stages[s.After] == nil {
 			errs.Add(s.Env.At("spec.promotion.after"), s.Env.Ref(), "spec.promotion.after: environment %q does not exist or has no spec.promotion", s.After)
 		}
 	}
-	for _, name := range sortedKeys(c.Stages) {
+	for _, name := range slices.Sorted(maps.Keys(c.Stages)) {
 		if cycle := c.cycleFrom(name); cycle != "" {
 			s := c.Stages[name]
 			errs.Add(s.Env.At("spec.promotion.after"), s.Env.Ref(), "spec.promotion.after: promotion cycle %s", cycle)
 		}
 	}
-	for _, name := range sortedKeys(c.Stages) { // drop what cannot be reached from a first stage
+	for _, name := range slices.Sorted(maps.Keys(c.Stages)) { // drop what cannot be reached from a first stage
 		if s := c.Stages[name]; s.After != "" && (c.Stages[s.After] == nil || c.cycleFrom(name) != "") {
 			delete(c.Stages, name)
 		}

@@ -1,6 +1,10 @@
 package scheduling
 
-import "sort"
+import (
+	"maps"
+	"slices"
+	"sort"
+)
 
 // Rescheduled is an environment's schedule computed from the schedule of an earlier snapshot.
 type Rescheduled struct {
@@ -182,7 +186,7 @@ func rowsByClusterType(list []*Assignment) map[string][]*Assignment {
 
 func sortedRows(rows map[string][]*Assignment) [][]*Assignment {
 	out := make([][]*Assignment, 0, len(rows))
-	for _, name := range sortedKeys(rows) {
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
 		out = append(out, rows[name])
 	}
 	return out

@@ -3,6 +3,8 @@ package scheduling
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -41,7 +43,7 @@ func selectorOf(s LabelSelector) (labels.Selector, error) {
 		return labels.Everything(), nil
 	}
 	sel := labels.NewSelector()
-	for _, k := range sortedKeys(s.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		r, err := labels.NewRequirement(k, selection.Equals, []string{s.MatchLabels[k]})
 		if err != nil {
 			return nil, err

@@ -112,14 +112,14 @@ func TestFleetFixtureRendersFourAssignments(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name     string
-		break_   func(t *testing.T, f *fleetFixture)
+		mistake  func(t *testing.T, f *fleetFixture)
 		want     string   // regexp matched against stderr
 		missing  []string // files that must not be written
 		rendered []string // files that must still be written
 	}{
 		{
 			name: "YAML syntax error",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "  reconciler: argocd", "  reconciler: [argocd")
 			},
 			want:     `small-cluster-type.yaml:\d+: ClusterType "small": YAML syntax error: `,
@@ -128,7 +128,7 @@ func TestBadInput(t *testing.T) {
 		},
 		{
 			name: "unknown field",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "  reconciler: argocd", "  reconciler: argocd\n  reconciller: argocd")
 			},
 			want:     `small-cluster-type.yaml:10: ClusterType "small": spec: unknown field "reconciller"`,
@@ -137,7 +137,7 @@ func TestBadInput(t *testing.T) {
 		},
 		{
 			name: "missing required field",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "  namespaceService: default\n", "")
 			},
 			want:     `small-cluster-type.yaml:9: ClusterType "small": spec: missing required field "namespaceService"`,
@@ -146,7 +146,7 @@ func TestBadInput(t *testing.T) {
 		},
 		{
 			name: "unknown selector operator",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.write(t, "env", "scheduling/small-policy.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: SchedulingPolicy
 metadata:
@@ -170,7 +170,7 @@ spec:
 		},
 		{
 			name: "reference to a missing template",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "reconciler: argocd", "reconciler: flux-v3")
 			},
 			want:     `small-cluster-type.yaml:9: ClusterType "small": spec.reconciler: template "flux-v3" does not exist`,
@@ -179,7 +179,7 @@ spec:
 		},
 		{
 			name: "path traversal in a deployment target",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "name: grafana", "name: ../../x")
 			},
 			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].name: invalid deployment target name "../../x"`,
@@ -188,7 +188,7 @@ spec:
 		},
 		{
 			name: "YAML injection through a workload value",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana",
 					`path: "./grafana\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`)
 			},
@@ -198,7 +198,7 @@ spec:
 		},
 		{
 			name: "template in a workload value",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana", `path: '{{ .ConfigData | toYaml | b64enc }}'`)
 			},
 			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value "\{\{ .ConfigData`,
@@ -207,7 +207,7 @@ spec:
 		},
 		{
 			name: "workload repository on another host",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana", "path: ./grafana\n        extra: x")
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml",
 					"repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./grafana",
@@ -219,7 +219,7 @@ spec:
 		},
 		{
 			name: "platform config smuggled into a workload repository",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.write(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/config.yaml", `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -234,7 +234,7 @@ data:
 		},
 		{
 			name: "invalid name",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "name: small", "name: Small_Clusters")
 			},
 			want:     `small-cluster-type.yaml:4: ClusterType "Small_Clusters": invalid name "Small_Clusters"`,
@@ -243,7 +243,7 @@ data:
 		},
 		{
 			name: "config violating a schema",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.write(t, "env", "configs/schema.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: ConfigSchema
 metadata:
@@ -261,7 +261,7 @@ spec:
 		},
 		{
 			name: "template that fails to execute",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "main", "templates/scheduler_v1alpha1_template_argocd.yaml", `namespace: "{{ .Namespace}}"`, `namespace: "{{ .Namespace.Nope }}"`)
 			},
 			want:     `scheduler_v1alpha1_template_argocd.yaml:19: Template "argocd": rendering 2 assignments \(small/observability-grafana, small/observability-prometheus\): .*can't evaluate field Nope`,
@@ -270,7 +270,7 @@ spec:
 		},
 		{
 			name: "template that nests itself forever",
-			break_: func(t *testing.T, f *fleetFixture) {
+			mistake: func(t *testing.T, f *fleetFixture) {
 				f.write(t, "env", "configs/loop-config.yaml", `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -290,7 +290,7 @@ data:
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFleetFixture(t)
-			tc.break_(t, f)
+			tc.mistake(t, f)
 			code, stdout, stderr := runCLI(t, append([]string{"validate"}, f.args()...)...)
 			require.Equal(t, 1, code, "validate: %s%s", stdout, stderr)
 			require.Regexp(t, regexp.MustCompile(tc.want), stderr)
@@ -315,7 +315,7 @@ data:
 			code, _, stderr := runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
 			require.Equal(t, 0, code, stderr)
 			before := readDir(t, out)
-			tc.break_(t, f)
+			tc.mistake(t, f)
 			code, _, _ = runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
 			require.Equal(t, 1, code)
 			after := readDir(t, out)

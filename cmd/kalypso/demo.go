@@ -187,15 +187,7 @@ func poll(ctx context.Context, cond func() bool, what string) error {
 	return nil
 }
 
-func (w *demoWorld) appPRs() []*github.PullRequest {
-	var out []*github.PullRequest
-	for _, pr := range w.sim.PullRequests(sample.Owner, sample.GitOpsRepo) {
-		if pr.GetState() == "open" && strings.HasPrefix(pr.GetHead().GetRef(), "kalypso/") {
-			out = append(out, pr)
-		}
-	}
-	return out
-}
+func (w *demoWorld) appPRs() []*github.PullRequest { return sample.AppPullRequests(w.sim) }
 
 func (w *demoWorld) showPRs(title string) {
 	fmt.Fprintf(w.out, "\n%s — open pull requests on %s/%s:\n", title, sample.Owner, sample.GitOpsRepo)

@@ -11,6 +11,9 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/fleetview"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -55,10 +58,18 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
-	index := reconcile.NewIndex(rec, func(r reconcile.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
+	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
+	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
+		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL})
+	if err != nil {
+		return nil, err
+	}
+	if fleet != nil {
+		opts = append(opts, app.WithPublicRoutes(fleet.Register))
+	}
 	opts = append([]app.Option{
 		app.WithLogger(logger),
 		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core},
@@ -70,42 +81,45 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		return nil, err
 	}
 	clients.srv = srv
+	if fleet != nil {
+		startFleet(ctx, cfg, fleet, srv)
+	}
 	return srv, nil
 }
 
-// serverClients gives the reconciler the server's installation clients and tokens.
+// serverClients gives orchestration the server's installation clients and tokens.
 type serverClients struct{ srv *app.Server }
 
-// Client implements reconcile.Clients.
-func (c *serverClients) Client(_ context.Context, installation int64) (*github.Client, error) {
+var _ ghport.Installations = (*serverClients)(nil)
+
+// Client implements ghport.Installations with the REST adapter over the installation's client.
+func (c *serverClients) Client(_ context.Context, installation int64) (ghport.GitHub, error) {
+	gh, err := c.srv.ClientCreator().NewInstallationClient(installation)
+	if err != nil {
+		return nil, err
+	}
+	return ghport.NewREST(gh), nil
+}
+
+// restClients gives the fleet view go-github clients: it reads more of GitHub than the
+// orchestration port offers (refs, deployments with their statuses).
+type restClients struct{ *serverClients }
+
+// Client returns the installation's go-github client.
+func (c restClients) Client(_ context.Context, installation int64) (*github.Client, error) {
 	return c.srv.ClientCreator().NewInstallationClient(installation)
 }
 
-// Token implements reconcile.Clients.
+// Token implements ghport.Installations.
 func (c *serverClients) Token(ctx context.Context, installation int64) (string, error) {
 	return c.srv.InstallationToken(ctx, installation)
 }
 
 // resync lists the app's installations and reconciles all their environments.
 func resync(ctx context.Context, clients *serverClients, core *handlers.Core) error {
-	gh, err := clients.srv.ClientCreator().NewAppClient()
+	ids, err := installationsOf(clients)(ctx)
 	if err != nil {
 		return err
-	}
-	var ids []int64
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		list, resp, err := gh.Apps.ListInstallations(ctx, opts)
-		if err != nil {
-			return fmt.Errorf("list installations: %w", err)
-		}
-		for _, inst := range list {
-			ids = append(ids, inst.GetID())
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	return core.Resync(ctx, ids)
 }

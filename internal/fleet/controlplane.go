@@ -2,7 +2,8 @@ package fleet
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -137,11 +138,11 @@ func (f *Fleet) config(i int) (labels, data map[string]string) {
 func configMapYAML(cmName string, labels, data map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  labels:\n", cmName)
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		fmt.Fprintf(&b, "    %s: %q\n", k, labels[k])
 	}
 	b.WriteString("data:\n")
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		v := data[k]
 		if !strings.Contains(v, "\n") {
 			fmt.Fprintf(&b, "  %s: %q\n", k, v)
@@ -154,15 +155,6 @@ func configMapYAML(cmName string, labels, data map[string]string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // addPolicies splits the targets by `tier` and the cluster types by `group` so that the

@@ -1,5 +1,7 @@
 // Package gitcache keeps local bare clones of the repositories the app reads and writes, and
-// moves bulk content over git (fetch and push) rather than the REST API.
+// moves bulk content over git (fetch and push) rather than the REST API. Cache.Use is the one
+// way in: it locks a repository, fetches it and hands a Session (its heads, its objects, a
+// leased push) to a function, releasing the lock when the function returns.
 package gitcache
 
 import (
@@ -51,8 +53,8 @@ func (c *Cache) URL(owner, name string) string {
 	return fmt.Sprintf("%s/%s/%s.git", c.webURL, owner, name)
 }
 
-// Lock serialises work on one repository; call the returned function to release it.
-func (c *Cache) Lock(owner, name string) func() {
+// lock serialises work on one repository; call the returned function to release it.
+func (c *Cache) lock(owner, name string) func() {
 	m, _ := c.locks.LoadOrStore(owner+"/"+name, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
@@ -65,9 +67,6 @@ func auth(token string) transport.AuthMethod {
 	}
 	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
 }
-
-// Open returns the cached repository as it is, without fetching; hold its lock while reading it.
-func (c *Cache) Open(owner, name string) (*git.Repository, error) { return c.open(owner, name) }
 
 // open returns the cached repository, creating it (bare, with remote origin) if needed.
 func (c *Cache) open(owner, name string) (*git.Repository, error) {
@@ -96,9 +95,9 @@ func (c *Cache) open(owner, name string) (*git.Repository, error) {
 	return repo, nil
 }
 
-// Fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
+// fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
 // repository; branches that do not exist remotely are skipped.
-func (c *Cache) Fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
+func (c *Cache) fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return nil, err
@@ -162,9 +161,9 @@ func Head(repo *git.Repository, branch string) plumbing.Hash {
 	return ref.Hash()
 }
 
-// Push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
+// push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
 // it returns ErrStale when someone else moved the branch first.
-func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
+func (c *Cache) push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err
@@ -184,8 +183,7 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	err = repo.PushContext(ctx, opts)
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case strings.Contains(err.Error(), "non-fast-forward"), strings.Contains(err.Error(), "failed to update ref"),
-		strings.Contains(err.Error(), "rejected"):
+	case rejected(err):
 		return fmt.Errorf("push %s/%s %s: %w: %v", owner, name, branch, ErrStale, err)
 	default:
 		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
@@ -194,8 +192,19 @@ func (c *Cache) Push(ctx context.Context, owner, name, token, branch string, com
 	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
 }
 
-// Delete removes a remote branch if it is still at old.
-func (c *Cache) Delete(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
+// rejected reports whether a push failed because the remote branch was not where the lease
+// said. This is the one place that reads go-git's error text: go-git v5 reports a lease or
+// fast-forward check that fails on its side as an untyped "non-fast-forward update" error, and
+// a ref update the server refuses as an untyped report-status error ("failed to update ref",
+// "rejected"); callers see ErrStale and test it with errors.Is.
+func rejected(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "failed to update ref") ||
+		strings.Contains(msg, "rejected")
+}
+
+// deleteBranch removes a remote branch if it is still at old.
+func (c *Cache) deleteBranch(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err

@@ -22,16 +22,16 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 			for _, name := range []string{"a", "b", "c"} {
 				bare := filepath.Join(root, "o", name+".git")
 				require.NoError(t, exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).Run())
-				repo, err := seed.Fetch(ctx, "o", name, "", "main")
+				repo, err := seed.fetch(ctx, "o", name, "", "main")
 				require.NoError(t, err)
-				require.NoError(t, seed.Push(ctx, "o", name, "", "main", commit(t, repo, plumbing.ZeroHash, name), plumbing.ZeroHash))
+				require.NoError(t, seed.push(ctx, "o", name, "", "main", commit(t, repo, plumbing.ZeroHash, name), plumbing.ZeroHash))
 			}
 			cacheDir := ""
 			if dir != "" {
 				cacheDir = filepath.Join(t.TempDir(), dir)
 			}
 			probe := New(cacheDir, url)
-			_, err := probe.Fetch(ctx, "o", "a", "")
+			_, err := probe.fetch(ctx, "o", "a", "")
 			require.NoError(t, err)
 			one := probe.Size()
 			require.Positive(t, one)
@@ -42,13 +42,13 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 			}
 			c := New(bounded, url, WithMaxBytes(2*one+one/2))
 			for _, name := range []string{"a", "b"} {
-				_, err := c.Fetch(ctx, "o", name, "")
+				_, err := c.fetch(ctx, "o", name, "")
 				require.NoError(t, err)
 			}
 			require.InDelta(t, 2*one, c.Size(), float64(one)/10, "two repositories fit")
-			_, err = c.Fetch(ctx, "o", "a", "") // a is now the most recently used
+			_, err = c.fetch(ctx, "o", "a", "") // a is now the most recently used
 			require.NoError(t, err)
-			_, err = c.Fetch(ctx, "o", "c", "")
+			_, err = c.fetch(ctx, "o", "c", "")
 			require.NoError(t, err)
 			require.LessOrEqual(t, c.Size(), 2*one+one/2, "the cache stays within its bound")
 			_, kept := c.budget.size["o/a"]
@@ -56,7 +56,7 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 			require.True(t, kept, "the recently used repository stays")
 			require.False(t, dropped, "the least recently used repository is evicted")
 
-			repo, err := c.Fetch(ctx, "o", "b", "")
+			repo, err := c.fetch(ctx, "o", "b", "")
 			require.NoError(t, err, "an evicted repository is fetched again")
 			require.False(t, Head(repo, "main").IsZero())
 		})
@@ -69,7 +69,7 @@ func TestBusyRepositoryIsNotEvicted(t *testing.T) {
 	repo, err := c.openMemory("o", "busy")
 	require.NoError(t, err)
 	c.budget.size["o/busy"] = 10
-	unlock := c.Lock("o", "busy")
+	unlock := c.lock("o", "busy")
 	c.evict("o/busy")
 	unlock()
 	got, ok := c.memory.Load("o/busy")

@@ -27,6 +27,7 @@ type call struct {
 	inst   *installation
 	repo   *repo
 	actor  string
+	user   string // the login of a user access token
 	events []*hookEvent
 }
 

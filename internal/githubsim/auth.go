@@ -98,6 +98,13 @@ func (s *Server) authenticate(c *call) (string, error) {
 	if scheme != "token" && scheme != "bearer" {
 		return "", newError(http.StatusUnauthorized, "Requires authentication")
 	}
+	if login, ok := s.userOfToken(cred); ok {
+		if !userRoute(c.route) {
+			return "", newError(http.StatusForbidden, "Resource not accessible by integration")
+		}
+		c.user, c.actor = login, login
+		return "user:" + strings.ToLower(login), nil
+	}
 	inst, err := s.tokenInstallation(cred)
 	if err != nil {
 		return "", err
@@ -165,6 +172,9 @@ func (s *Server) scopeRepo(c *call) error {
 	}
 	rp := s.lookupRepo(c.params["owner"], c.params["repo"])
 	if rp == nil || (c.inst != nil && rp.installID != c.inst.id) {
+		return notFound()
+	}
+	if c.user != "" && !userPermissions(userRole(rp, c.user))["pull"] {
 		return notFound()
 	}
 	c.repo = rp

@@ -217,5 +217,8 @@ func (s *Server) getRepo(c *call) (int, any, error) {
 	defer c.repo.mu.Unlock()
 	m := s.repoMap(c.repo)
 	m["permissions"] = map[string]bool{"admin": false, "maintain": false, "push": true, "triage": true, "pull": true}
+	if c.user != "" {
+		m["permissions"] = userPermissions(roleOrNone(c.repo.perms[strings.ToLower(c.user)]))
+	}
 	return http.StatusOK, m, nil
 }

@@ -14,6 +14,7 @@ func (s *Server) routes() *router {
 	rt.add("GET", "/orgs/{org}/installation", authJWT, s.getAccountInstallation)
 	rt.add("GET", "/users/{username}/installation", authJWT, s.getAccountInstallation)
 	rt.add("GET", "/installation/repositories", authToken, s.listInstallationRepos)
+	rt.add("GET", "/user", authToken, s.getAuthenticatedUser)
 	// Repository, branches, contents and commits.
 	rt.add("GET", repo, authToken, s.getRepo)
 	rt.add("GET", repo+"/branches/{branch...}", authToken, s.getBranch)

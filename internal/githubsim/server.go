@@ -43,6 +43,9 @@ type Options struct {
 	// sends "private, max-age=60, s-maxage=60". Empty makes HTTP caches
 	// revalidate each time (with If-None-Match, answered 304).
 	CacheControl string
+	// ClientID and ClientSecret are the App's OAuth credentials. Defaults DefaultClientID
+	// and DefaultClientSecret.
+	ClientID, ClientSecret string
 }
 
 // Server is a simulated GitHub. Its zero value is not usable; call New.
@@ -55,6 +58,7 @@ type Server struct {
 	faults *faultSet
 	calls  *callStats
 	limits *rateLimits
+	oauth  *oauthState
 
 	ids atomic.Int64
 
@@ -92,6 +96,7 @@ func New(opts Options) (*Server, error) {
 		faults:   &faultSet{},
 		calls:    newCallStats(),
 		limits:   newRateLimits(opts.RateLimit),
+		oauth:    newOAuthState(),
 		installs: map[int64]*installation{},
 		tokens:   map[string]*accessToken{},
 		repos:    map[string]*repo{},
@@ -127,6 +132,9 @@ func applyDefaults(o *Options) {
 	}
 	if o.WebhookClient == nil {
 		o.WebhookClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if o.ClientID == "" {
+		o.ClientID, o.ClientSecret = DefaultClientID, DefaultClientSecret
 	}
 	if o.DefaultUser == "" {
 		o.DefaultUser = "octocat"
@@ -214,6 +222,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/api/v3/"):
 		s.serveAPI(w, r)
+	case r.URL.Path == "/login":
+		s.serveWebLogin(w, r)
+	case r.URL.Path == "/login/oauth/authorize":
+		s.serveAuthorize(w, r)
+	case r.URL.Path == "/login/oauth/access_token":
+		s.serveAccessToken(w, r)
 	case isGitPath(r.URL.Path):
 		s.serveGit(w, r)
 	default:

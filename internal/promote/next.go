@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
 // PromoteAction is the identifier of the check-run button that approves a promotion.
@@ -17,48 +17,49 @@ const PromoteAction = "promote"
 func ApprovalCheckName(env string) string { return "Promote to " + env }
 
 // approvalID identifies an approval check run: control plane, environment and commit.
-func approvalID(cp reconcile.Repo, env, sha string) string {
-	return fmt.Sprintf("kalypso-promote:%s:%s:%s", cp, env, sha)
+func approvalID(l Locator) string {
+	return fmt.Sprintf("kalypso-promote:%s:%s:%s", l.ControlPlane, l.Env, l.Commit)
 }
 
-func parseApprovalID(id string) (cp reconcile.Repo, env, sha string, ok bool) {
+// parseApprovalID reads back an approval check run's promotion (without its installation).
+func parseApprovalID(id string) (Locator, bool) {
 	parts := strings.Split(id, ":")
 	if len(parts) != 4 || parts[0] != "kalypso-promote" {
-		return cp, "", "", false
+		return Locator{}, false
 	}
 	owner, name, ok := strings.Cut(parts[1], "/")
-	return reconcile.Repo{Owner: owner, Name: name}, parts[2], parts[3], ok
+	return Locator{ControlPlane: envref.Repo{Owner: owner, Name: name}, Env: parts[2], Commit: parts[3]}, ok
 }
 
 // finish records the end of a wait and, on success, promotes into the next environments.
 func (p *Promoter) finish(ctx context.Context, d *deployment, success bool, desc string) error {
-	state, depState := "failure", "failure"
+	state := "failure"
 	if success {
-		state, depState = "success", "success"
+		state = "success"
 	}
-	if err := p.status(ctx, d.Inst, d.CP, d.Main, d.Stage.Env.Name, state, desc); err != nil {
+	if err := p.status(ctx, d.Locator, state, desc); err != nil {
 		return err
 	}
-	if err := p.deploymentStatus(ctx, d, depState, desc); err != nil {
+	if err := p.deploymentStatus(ctx, d, state, desc); err != nil {
 		return err
 	}
-	logger(p.base).Info().Str("environment", d.Stage.Env.Name).Str("main", d.Main).Bool("success", success).Str("result", desc).Msg("promotion wait ended")
+	logger(p.base).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", desc).Msg("promotion wait ended")
 	if !success {
 		return nil
 	}
-	return p.next(ctx, d.Inst, d.CP, d.Stage.Env.Name, d.Main, 0)
+	return p.next(ctx, d.Locator, 0)
 }
 
-// next promotes main into the environments after env: automatically after their soak time
-// (less what has already passed), or by asking for approval with a check run.
-func (p *Promoter) next(ctx context.Context, inst int64, cp reconcile.Repo, env, sha string, soaked time.Duration) error {
-	chain, _, err := p.chain(ctx, inst, cp)
+// next promotes the commit of l into the environments after l's: automatically after their
+// soak time (less what has already passed), or by asking for approval with a check run.
+func (p *Promoter) next(ctx context.Context, l Locator, soaked time.Duration) error {
+	chain, err := p.chain(ctx, l)
 	if err != nil {
 		return err
 	}
-	for _, s := range chain.Next(env) {
+	for _, s := range chain.Next(l.Env) {
 		if s.Manual {
-			if err := p.askApproval(ctx, inst, cp, s, sha, env); err != nil {
+			if err := p.askApproval(ctx, l.In(s.Env.Name), l.Env); err != nil {
 				return err
 			}
 			continue
@@ -70,9 +71,9 @@ func (p *Promoter) next(ctx context.Context, inst int64, cp reconcile.Repo, env,
 			case <-time.After(wait):
 			}
 		}
-		err := p.pinForward(ctx, inst, cp, s, sha, "automatic after "+env)
+		err := p.pinForward(ctx, l.In(s.Env.Name), s, "automatic after "+l.Env)
 		if errors.Is(err, ErrBehind) {
-			logger(ctx).Info().Str("environment", s.Env.Name).Str("main", sha).Err(err).Msg("not promoted: a newer commit is already pinned")
+			logger(ctx).Info().Str("environment", s.Env.Name).Str("main", l.Commit).Err(err).Msg("not promoted: a newer commit is already pinned")
 			continue
 		}
 		if err != nil {

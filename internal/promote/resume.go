@@ -11,21 +11,20 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
-	"github.com/kalypso-gitops/kalypso/internal/gitsource"
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // Merged starts the compliance wait of an environment whose GitOps pull request was merged.
-func (p *Promoter) Merged(ctx context.Context, inst int64, gitopsRepo reconcile.Repo, pr *github.PullRequest) error {
-	env, ok := strings.CutPrefix(pr.GetHead().GetRef(), reconcile.BranchPrefix)
+func (p *Promoter) Merged(ctx context.Context, inst int64, gitopsRepo envref.Repo, pr *github.PullRequest) error {
+	env, ok := strings.CutPrefix(pr.GetHead().GetRef(), envref.BranchPrefix)
 	if !ok || !pr.GetMerged() {
 		return nil
 	}
-	infos, err := p.index.Matching(ctx, inst, func(e reconcile.EnvInfo) bool {
+	infos, err := p.index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
 		return e.Env.Name == env && e.GitOps == gitopsRepo && e.GitOpsBranch == pr.GetBase().GetRef()
 	})
 	if err != nil {
@@ -42,8 +41,8 @@ func (p *Promoter) Merged(ctx context.Context, inst int64, gitopsRepo reconcile.
 // mergedInto starts waiting for the commit promoted by a merge of the environment's pull
 // request. merge is the GitOps commit of the merge; "" (the merge was not heard of) finds it
 // on the GitOps branch.
-func (p *Promoter) mergedInto(ctx context.Context, info reconcile.EnvInfo, merge string) error {
-	chain, _, err := p.chain(ctx, info.Env.Installation, info.Env.ControlPlane)
+func (p *Promoter) mergedInto(ctx context.Context, info envref.EnvInfo, merge string) error {
+	chain, err := p.chain(ctx, locate(info.Env, ""))
 	if err != nil {
 		return err
 	}
@@ -55,7 +54,7 @@ func (p *Promoter) mergedInto(ctx context.Context, info reconcile.EnvInfo, merge
 	if err != nil || main == "" || at == "" {
 		return err
 	}
-	p.startWait(&deployment{Inst: info.Env.Installation, CP: info.Env.ControlPlane, Stage: s, Main: main,
+	p.startWait(&deployment{Locator: locate(info.Env, main), Stage: s,
 		GitOps: info.GitOps, Branch: info.GitOpsBranch, Merge: at, Started: p.now()})
 	return nil
 }
@@ -63,28 +62,25 @@ func (p *Promoter) mergedInto(ctx context.Context, info reconcile.EnvInfo, merge
 // promotedIn reads the main commit a GitOps commit records as promoted, and returns it with
 // that GitOps commit. With commit "", it reads the head of the GitOps branch and returns the
 // oldest commit of the branch that records the same promoted commit: where it was merged.
-func (p *Promoter) promotedIn(ctx context.Context, info reconcile.EnvInfo, commit string) (main, at string, err error) {
-	token, err := p.clients.Token(ctx, info.Env.Installation)
+func (p *Promoter) promotedIn(ctx context.Context, info envref.EnvInfo, commit string) (main, at string, err error) {
+	remote, err := p.remote(ctx, info.Env.Installation, info.GitOps)
 	if err != nil {
 		return "", "", err
 	}
-	unlock := p.cache.Lock(info.GitOps.Owner, info.GitOps.Name)
-	defer unlock()
-	repo, err := p.cache.Fetch(ctx, info.GitOps.Owner, info.GitOps.Name, token, info.GitOpsBranch)
-	if err != nil {
-		return "", "", err
-	}
-	file := path.Join(info.GitOpsPath, render.PromotedCommitPath)
-	promoted := func(h plumbing.Hash) string { return strings.TrimSpace(string(gitops.ReadFile(repo, h, file))) }
-	if commit != "" {
-		return promoted(plumbing.NewHash(commit)), commit, nil
-	}
-	head := gitcache.Head(repo, info.GitOpsBranch)
-	if head.IsZero() {
-		return "", "", nil
-	}
-	main = promoted(head)
-	return main, mergeOf(repo, head, main, promoted).String(), nil
+	err = p.cache.Use(ctx, remote, []string{info.GitOpsBranch}, func(s *gitcache.Session) error {
+		file := path.Join(info.GitOpsPath, render.PromotedCommitPath)
+		promoted := func(h plumbing.Hash) string { return strings.TrimSpace(string(gitops.ReadFile(s.Repo, h, file))) }
+		if commit != "" {
+			main, at = promoted(plumbing.NewHash(commit)), commit
+			return nil
+		}
+		if head := s.Head(info.GitOpsBranch); !head.IsZero() {
+			main = promoted(head)
+			at = mergeOf(s.Repo, head, main, promoted).String()
+		}
+		return nil
+	})
+	return main, at, err
 }
 
 // mergeOf walks back the first parents of head, at most maxDescendants commits, while they
@@ -120,22 +116,28 @@ func (p *Promoter) Resume(ctx context.Context, inst int64) error {
 	return errors.Join(errs...)
 }
 
-func (p *Promoter) resumeEnv(ctx context.Context, info reconcile.EnvInfo) error {
-	inst, cp, env := info.Env.Installation, info.Env.ControlPlane, info.Env.Name
-	chain, repo, err := p.chain(ctx, inst, cp)
-	if err != nil || chain.Stages[env] == nil {
+// pinned reads the promotion chain and the commit the environment of info pins ("" when its
+// branch or its pin cannot be read).
+func (p *Promoter) pinned(ctx context.Context, info envref.EnvInfo) (*scheduling.Chain, string, error) {
+	var chain *scheduling.Chain
+	var pin string
+	err := p.onMain(ctx, locate(info.Env, ""), func(c *scheduling.Chain, s *gitcache.Session) error {
+		chain = c
+		if st := c.Stages[info.Env.Name]; st != nil {
+			pin = pinOf(s.Repo, st)
+		}
+		return nil
+	})
+	return chain, pin, err
+}
+
+func (p *Promoter) resumeEnv(ctx context.Context, info envref.EnvInfo) error {
+	chain, pin, err := p.pinned(ctx, info)
+	if err != nil || chain.Stages[info.Env.Name] == nil || pin == "" {
 		return err
 	}
-	s := chain.Stages[env]
-	fsys, err := gitsource.TreeFS(repo, gitcache.Head(repo, s.Env.Spec.ControlPlane.Branch))
-	if err != nil {
-		return nil // the environment branch does not exist yet
-	}
-	pin := scheduling.PinnedCommit(scheduling.Source{FS: fsys})
-	if pin == "" {
-		return nil
-	}
-	st, err := p.currentStatus(ctx, inst, cp, pin, env)
+	l := locate(info.Env, pin)
+	st, err := p.currentStatus(ctx, l)
 	if err != nil || st == nil {
 		return err
 	}
@@ -147,21 +149,20 @@ func (p *Promoter) resumeEnv(ctx context.Context, info reconcile.EnvInfo) error 
 		}
 		return p.mergedInto(ctx, info, merge) // merged while the app was down or its webhook lost
 	case st.GetState() == "pending" && strings.Contains(st.GetDescription(), descDeploying):
-		return p.resumeWait(ctx, info, s, pin)
+		return p.resumeWait(ctx, info, chain.Stages[info.Env.Name], pin)
 	case st.GetState() == "success":
-		return p.resumeNext(ctx, info, chain, pin, st)
+		return p.resumeNext(ctx, l, chain, st)
 	}
 	return nil
 }
 
 // resumeWait continues a wait whose Deployment says where the pull request was merged.
-func (p *Promoter) resumeWait(ctx context.Context, info reconcile.EnvInfo, s *scheduling.Stage, pin string) error {
+func (p *Promoter) resumeWait(ctx context.Context, info envref.EnvInfo, s *scheduling.Stage, pin string) error {
 	gh, err := p.clients.Client(ctx, info.Env.Installation)
 	if err != nil {
 		return err
 	}
-	cp := info.Env.ControlPlane
-	list, _, err := gh.Repositories.ListDeployments(ctx, cp.Owner, cp.Name, &github.DeploymentsListOptions{SHA: pin, Environment: info.Env.Name})
+	list, err := gh.Deployments(ctx, info.Env.ControlPlane, &github.DeploymentsListOptions{SHA: pin, Environment: info.Env.Name})
 	if err != nil || len(list) == 0 {
 		return err
 	}
@@ -176,26 +177,25 @@ func (p *Promoter) resumeWait(ctx context.Context, info reconcile.EnvInfo, s *sc
 		}
 		pl.GitOpsCommit = merge
 	}
-	p.startWait(&deployment{Inst: info.Env.Installation, CP: cp, Stage: s, Main: pin, GitOps: info.GitOps,
+	p.startWait(&deployment{Locator: locate(info.Env, pin), Stage: s, GitOps: info.GitOps,
 		Branch: info.GitOpsBranch, Merge: pl.GitOpsCommit, Started: list[0].GetCreatedAt().Time, ID: list[0].GetID()})
 	return nil
 }
 
 // resumeNext promotes a deployed commit into the automatic next environments it has not reached.
-func (p *Promoter) resumeNext(ctx context.Context, info reconcile.EnvInfo, chain *scheduling.Chain, pin string, st *github.RepoStatus) error {
-	inst, cp := info.Env.Installation, info.Env.ControlPlane
-	for _, next := range chain.Next(info.Env.Name) {
+func (p *Promoter) resumeNext(ctx context.Context, l Locator, chain *scheduling.Chain, st *github.RepoStatus) error {
+	for _, next := range chain.Next(l.Env) {
 		if next.Manual {
 			continue
 		}
-		if got, err := p.currentStatus(ctx, inst, cp, pin, next.Env.Name); err != nil || got != nil {
+		if got, err := p.currentStatus(ctx, l.In(next.Env.Name)); err != nil || got != nil {
 			continue // already on its way there (or unreadable now)
 		}
 		soaked := p.now().Sub(st.GetUpdatedAt().Time)
 		p.wg.Add(1)
 		go func(env string) {
 			defer p.wg.Done()
-			if err := p.next(p.base, inst, cp, info.Env.Name, pin, soaked); err != nil && p.base.Err() == nil {
+			if err := p.next(p.base, l, soaked); err != nil && p.base.Err() == nil {
 				logger(p.base).Error().Err(err).Str("environment", env).Msg("promotion after restart failed")
 			}
 		}(next.Env.Name)

@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
-	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -21,11 +22,9 @@ const maxDescendants = 20
 
 // deployment describes one wait for compliance: which main commit, where it was merged.
 type deployment struct {
-	Inst     int64
-	CP       reconcile.Repo
+	Locator
 	Stage    *scheduling.Stage
-	Main     string
-	GitOps   reconcile.Repo
+	GitOps   envref.Repo
 	Branch   string    // the GitOps environment branch
 	Merge    string    // the GitOps commit the pull request was merged as
 	Started  time.Time // when the wait began (the timeout counts from here)
@@ -39,8 +38,6 @@ type payload struct {
 	GitOpsCommit string `json:"gitops_commit"`
 }
 
-func waitKey(cp reconcile.Repo, env string) string { return cp.String() + "/" + env }
-
 // running is a wait in progress.
 type running struct {
 	main   string
@@ -52,14 +49,14 @@ type running struct {
 // needs the GitOps commit of the merge: without it there is nothing to poll.
 func (p *Promoter) startWait(d *deployment) {
 	if d.Merge == "" {
-		logger(p.base).Error().Str("environment", d.Stage.Env.Name).Str("main", d.Main).Msg("promotion wait not started: no GitOps merge commit")
+		logger(p.base).Error().Str("environment", d.Env).Str("main", d.Commit).Msg("promotion wait not started: no GitOps merge commit")
 		return
 	}
-	key := waitKey(d.CP, d.Stage.Env.Name)
+	key := d.key()
 	ctx, cancel := context.WithCancel(p.base)
-	r := &running{main: d.Main, cancel: cancel, wake: make(chan struct{}, 1)}
+	r := &running{main: d.Commit, cancel: cancel, wake: make(chan struct{}, 1)}
 	if prev, loaded := p.waits.LoadOrStore(key, r); loaded {
-		if prev.(*running).main == d.Main {
+		if prev.(*running).main == d.Commit {
 			cancel()
 			return
 		}
@@ -72,14 +69,14 @@ func (p *Promoter) startWait(d *deployment) {
 		defer cancel()
 		defer p.waits.CompareAndDelete(key, r)
 		if err := p.run(ctx, d, r.wake); err != nil && ctx.Err() == nil {
-			logger(p.base).Error().Err(err).Str("environment", d.Stage.Env.Name).Str("main", d.Main).Msg("promotion wait failed")
+			logger(p.base).Error().Err(err).Str("environment", d.Env).Str("main", d.Commit).Msg("promotion wait failed")
 		}
 	}()
 }
 
-// stopWait ends the wait of env if it is for main.
-func (p *Promoter) stopWait(env string, cp reconcile.Repo, main string) {
-	if r, ok := p.waits.Load(waitKey(cp, env)); ok && r.(*running).main == main {
+// stopWait ends the wait of l's environment if it is for l's commit.
+func (p *Promoter) stopWait(l Locator) {
+	if r, ok := p.waits.Load(l.key()); ok && r.(*running).main == l.Commit {
 		r.(*running).cancel()
 	}
 }
@@ -105,22 +102,17 @@ func (p *Promoter) run(ctx context.Context, d *deployment, wake <-chan struct{})
 	for {
 		ok, failed, err := p.observe(ctx, d)
 		if err != nil {
-			logger(p.base).Warn().Err(err).Str("environment", d.Stage.Env.Name).Msg("polling cluster statuses")
+			logger(p.base).Warn().Err(err).Str("environment", d.Env).Msg("polling cluster statuses")
 		}
-		required := max(len(d.expected), d.Stage.MinClusters)
-		switch {
-		case failed != "":
-			return p.finish(ctx, d, false, "cluster "+failed+" failed")
-		case err == nil && len(ok) >= required && containsAll(ok, d.expected):
-			return p.finish(ctx, d, true, fmt.Sprintf("deployed to %d clusters", len(ok)))
-		case p.now().Sub(d.Started) >= d.Stage.Timeout:
-			return p.finish(ctx, d, false, fmt.Sprintf("timed out after %s: %d/%d %s%s", d.Stage.Timeout, len(ok), required, descDeploying, missing(ok, d.expected)))
+		v := judge(d, p.now(), ok, failed, err == nil)
+		if v.final {
+			return p.finish(ctx, d, v.success, v.desc)
 		}
-		if desc := fmt.Sprintf("%d/%d %s", len(ok), required, descDeploying); desc != last {
-			if err := p.status(ctx, d.Inst, d.CP, d.Main, d.Stage.Env.Name, "pending", desc); err != nil {
+		if v.desc != last {
+			if err := p.status(ctx, d.Locator, "pending", v.desc); err != nil {
 				return err
 			}
-			last = desc
+			last = v.desc
 		}
 		select {
 		case <-ctx.Done():
@@ -131,6 +123,29 @@ func (p *Promoter) run(ctx context.Context, d *deployment, wake <-chan struct{})
 	}
 }
 
+// verdict is what one look at the clusters' reports decides.
+type verdict struct {
+	final, success bool
+	desc           string
+}
+
+// judge decides a wait from the compliant clusters and the first failed one: a failure ends it,
+// every expected cluster (and at least the stage's minimum) compliant ends it well, the
+// timeout ends it badly; otherwise it goes on, saying how far it is. observed is false when
+// the reports could not be read, which never counts as compliant.
+func judge(d *deployment, now time.Time, ok []string, failed string, observed bool) verdict {
+	required := max(len(d.expected), d.Stage.MinClusters)
+	switch {
+	case failed != "":
+		return verdict{final: true, desc: "cluster " + failed + " failed"}
+	case observed && len(ok) >= required && containsAll(ok, d.expected):
+		return verdict{final: true, success: true, desc: fmt.Sprintf("deployed to %d clusters", len(ok))}
+	case now.Sub(d.Started) >= d.Stage.Timeout:
+		return verdict{final: true, desc: fmt.Sprintf("timed out after %s: %d/%d %s%s", d.Stage.Timeout, len(ok), required, descDeploying, missing(ok, d.expected))}
+	}
+	return verdict{desc: fmt.Sprintf("%d/%d %s", len(ok), required, descDeploying)}
+}
+
 // observe reads the reports of the clusters on the merged commit and its descendants: the
 // compliant clusters, and the first failing one (a cluster's newest report counts).
 func (p *Promoter) observe(ctx context.Context, d *deployment) (ok []string, failed string, err error) {
@@ -138,23 +153,23 @@ func (p *Promoter) observe(ctx context.Context, d *deployment) (ok []string, fai
 	if err != nil {
 		return nil, "", err
 	}
-	gh, err := p.clients.Client(ctx, d.Inst)
+	gh, err := p.clients.Client(ctx, d.Installation)
 	if err != nil {
 		return nil, "", err
 	}
 	state := map[string]string{}
 	for _, sha := range commits { // newest first
-		combined, _, err := gh.Repositories.GetCombinedStatus(ctx, d.GitOps.Owner, d.GitOps.Name, sha, &github.ListOptions{PerPage: 100})
+		statuses, err := gh.Statuses(ctx, d.GitOps, sha)
 		if err != nil {
 			return nil, "", fmt.Errorf("statuses of %s@%s: %w", d.GitOps, short(sha), err)
 		}
-		for _, st := range combined.Statuses {
+		for _, st := range statuses {
 			if _, seen := state[st.GetContext()]; !seen && d.Stage.MatchesContext(st.GetContext()) {
 				state[st.GetContext()] = st.GetState()
 			}
 		}
 	}
-	for _, c := range sortedKeys(state) {
+	for _, c := range slices.Sorted(maps.Keys(state)) {
 		switch state[c] {
 		case "success":
 			ok = append(ok, c)
@@ -169,43 +184,47 @@ func (p *Promoter) observe(ctx context.Context, d *deployment) (ok []string, fai
 
 // descendants lists the merged commit and the later commits of the GitOps branch, newest first.
 func (p *Promoter) descendants(ctx context.Context, d *deployment) ([]string, error) {
-	token, err := p.clients.Token(ctx, d.Inst)
+	remote, err := p.remote(ctx, d.Installation, d.GitOps)
 	if err != nil {
 		return nil, err
 	}
-	unlock := p.cache.Lock(d.GitOps.Owner, d.GitOps.Name)
-	defer unlock()
-	repo, err := p.cache.Fetch(ctx, d.GitOps.Owner, d.GitOps.Name, token, d.Branch)
-	if err != nil {
-		return nil, err
-	}
-	merge := plumbing.NewHash(d.Merge)
 	var out []string
-	for h := gitcache.Head(repo, d.Branch); !h.IsZero() && len(out) < maxDescendants; {
+	err = p.cache.Use(ctx, remote, []string{d.Branch}, func(s *gitcache.Session) error {
+		out = firstParents(s, s.Head(d.Branch), plumbing.NewHash(d.Merge))
+		return nil
+	})
+	return out, err
+}
+
+// firstParents walks back from head along first parents to merge, newest first, at most
+// maxDescendants commits; when merge is not among them the list ends with merge.
+func firstParents(s *gitcache.Session, head, merge plumbing.Hash) []string {
+	var out []string
+	for h := head; !h.IsZero() && len(out) < maxDescendants; {
 		out = append(out, h.String())
 		if h == merge {
-			return out, nil
+			return out
 		}
-		c, err := repo.CommitObject(h)
+		c, err := s.Repo.CommitObject(h)
 		if err != nil || len(c.ParentHashes) == 0 {
 			break
 		}
 		h = c.ParentHashes[0]
 	}
 	if len(out) == maxDescendants {
-		return append(out[:maxDescendants-1], d.Merge), nil
+		return append(out[:maxDescendants-1], merge.String())
 	}
-	return []string{d.Merge}, nil // the merge commit is no longer on the branch: read it alone
+	return []string{merge.String()} // the merge commit is no longer on the branch: read it alone
 }
 
 // expectedClusters are the clusters that reported success on the previous deployment of the
 // environment (read from that deployment's GitOps commit).
 func (p *Promoter) expectedClusters(ctx context.Context, d *deployment) []string {
-	gh, err := p.clients.Client(ctx, d.Inst)
+	gh, err := p.clients.Client(ctx, d.Installation)
 	if err != nil {
 		return nil
 	}
-	list, _, err := gh.Repositories.ListDeployments(ctx, d.CP.Owner, d.CP.Name, &github.DeploymentsListOptions{Environment: d.Stage.Env.Name, ListOptions: github.ListOptions{PerPage: 10}})
+	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{Environment: d.Env, ListOptions: github.ListOptions{PerPage: 10}})
 	if err != nil {
 		return nil
 	}
@@ -214,38 +233,33 @@ func (p *Promoter) expectedClusters(ctx context.Context, d *deployment) []string
 		if dep.GetID() == d.ID || json.Unmarshal(dep.Payload, &pl) != nil || pl.GitOpsCommit == "" || pl.GitOpsRepo != d.GitOps.String() {
 			continue
 		}
-		statuses, _, err := gh.Repositories.ListDeploymentStatuses(ctx, d.CP.Owner, d.CP.Name, dep.GetID(), &github.ListOptions{PerPage: 1})
-		if err != nil || len(statuses) == 0 || statuses[0].GetState() != "success" {
+		latest, err := gh.LatestDeploymentStatus(ctx, d.ControlPlane, dep.GetID())
+		if err != nil || latest.GetState() != "success" {
 			continue
 		}
-		prev := &deployment{Inst: d.Inst, GitOps: d.GitOps, Stage: d.Stage, Merge: pl.GitOpsCommit}
-		ok, _, _ := p.observeOne(ctx, prev)
-		return ok
+		return p.compliantAt(ctx, d, pl.GitOpsCommit)
 	}
 	return nil
 }
 
-// observeOne reads the compliant clusters of a single GitOps commit.
-func (p *Promoter) observeOne(ctx context.Context, d *deployment) ([]string, string, error) {
-	if d.Merge == "" {
-		return nil, "", nil
-	}
-	gh, err := p.clients.Client(ctx, d.Inst)
+// compliantAt reads the clusters of the stage that report success on one GitOps commit.
+func (p *Promoter) compliantAt(ctx context.Context, d *deployment, commit string) []string {
+	gh, err := p.clients.Client(ctx, d.Installation)
 	if err != nil {
-		return nil, "", err
+		return nil
 	}
-	combined, _, err := gh.Repositories.GetCombinedStatus(ctx, d.GitOps.Owner, d.GitOps.Name, d.Merge, &github.ListOptions{PerPage: 100})
+	statuses, err := gh.Statuses(ctx, d.GitOps, commit)
 	if err != nil {
-		return nil, "", err
+		return nil
 	}
 	var ok []string
-	for _, st := range combined.Statuses {
+	for _, st := range statuses {
 		if d.Stage.MatchesContext(st.GetContext()) && st.GetState() == "success" {
 			ok = append(ok, st.GetContext())
 		}
 	}
-	sort.Strings(ok)
-	return ok, "", nil
+	slices.Sort(ok)
+	return ok
 }
 
 func containsAll(have, want []string) bool {
@@ -276,13 +290,4 @@ func missing(have, want []string) string {
 		return ""
 	}
 	return " (missing " + strings.Join(out, ", ") + ")"
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,8 +1,7 @@
 package reconcile
 
 import (
-	"context"
-	"fmt"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"sync"
 
 	"github.com/google/go-github/v62/github"
@@ -46,26 +45,9 @@ func reuseCheckRun(existing *github.CheckRun, want checkContent) (action runActi
 	return createRun, false
 }
 
-// FindCheckRun returns the newest check run named name with externalID on a
-// commit, or nil.
-func FindCheckRun(ctx context.Context, gh *github.Client, repo Repo, sha, name, externalID string) (*github.CheckRun, error) {
-	runs, _, err := gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
-		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
-	if err != nil {
-		return nil, fmt.Errorf("check runs of %s@%s: %w", repo, sha, err)
-	}
-	var found *github.CheckRun
-	for _, run := range runs.CheckRuns {
-		if run.GetName() == name && run.GetExternalID() == externalID && (found == nil || run.GetID() > found.GetID()) {
-			found = run
-		}
-	}
-	return found, nil
-}
-
 // lockReports serializes the reports of one environment on one repository, so that two events
 // for the same commit never both find no check run and both create one.
-func (r *Reconciler) lockReports(repo Repo, env string) (unlock func()) {
+func (r *Reconciler) lockReports(repo envref.Repo, env string) (unlock func()) {
 	m, _ := r.reports.LoadOrStore(repo.String()+"\x00"+env, &sync.Mutex{})
 	m.(*sync.Mutex).Lock()
 	return m.(*sync.Mutex).Unlock

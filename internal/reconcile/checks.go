@@ -3,10 +3,13 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
 )
 
@@ -19,7 +22,7 @@ const (
 // Commit is a pushed commit a check run is reported on.
 type Commit struct {
 	Installation int64
-	Repo         Repo
+	Repo         envref.Repo
 	Branch       string
 	SHA          string
 	// Prefixes are the position prefixes of files that belong to this commit, so that errors
@@ -29,23 +32,37 @@ type Commit struct {
 	Rerun bool
 }
 
+// BranchCommit is a commit pushed to a branch of repo: errors in the files of that branch,
+// read as an environment branch or as a workload branch, are its own.
+func BranchCommit(inst int64, repo envref.Repo, branch, sha string) Commit {
+	return Commit{Installation: inst, Repo: repo, Branch: branch, SHA: sha,
+		Prefixes: []string{branch + ":", WorkloadPrefix(repo, branch)}}
+}
+
+// AsMain is the commit validated as main of its control plane: errors in main's files at
+// that commit are its own.
+func (c Commit) AsMain() Commit {
+	c.Prefixes = []string{gitsource.MainPrefix(c.SHA)}
+	return c
+}
+
 // CheckName is the name of an environment's check run.
 func CheckName(env string) string { return "Kalypso / " + env }
 
 // CheckExternalID identifies an environment's check run across restarts.
-func CheckExternalID(controlPlane Repo, env string) string {
+func CheckExternalID(controlPlane envref.Repo, env string) string {
 	return "kalypso:" + controlPlane.String() + ":" + env
 }
 
 // ParseExternalID reads back the control plane and environment of a check run.
-func ParseExternalID(id string) (Repo, string, bool) {
+func ParseExternalID(id string) (envref.Repo, string, bool) {
 	rest, ok := strings.CutPrefix(id, "kalypso:")
 	if !ok {
-		return Repo{}, "", false
+		return envref.Repo{}, "", false
 	}
 	slug, env, ok := strings.Cut(rest, ":")
 	owner, name, ok2 := strings.Cut(slug, "/")
-	return Repo{Owner: owner, Name: name}, env, ok && ok2 && env != ""
+	return envref.Repo{Owner: owner, Name: name}, env, ok && ok2 && env != ""
 }
 
 // Report posts one completed check run for an environment's outcome on a commit. The check
@@ -66,7 +83,7 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 	defer unlock()
 	var existing *github.CheckRun
 	if !c.Rerun {
-		if existing, err = FindCheckRun(ctx, gh, c.Repo, c.SHA, name, externalID); err != nil {
+		if existing, err = ghport.FindCheckRun(ctx, gh, c.Repo, c.SHA, name, externalID); err != nil {
 			return err
 		}
 	}
@@ -78,7 +95,7 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 }
 
 // writeCheckRun creates, updates or keeps the check run; it returns the annotations still to add.
-func (r *Reconciler) writeCheckRun(ctx context.Context, gh *github.Client, c Commit, name, externalID string,
+func (r *Reconciler) writeCheckRun(ctx context.Context, gh ghport.GitHub, c Commit, name, externalID string,
 	existing *github.CheckRun, want checkContent, annotations []*github.CheckRunAnnotation) (*github.CheckRun, []*github.CheckRunAnnotation, error) {
 	output := &github.CheckRunOutput{Title: &want.Title, Summary: &want.Summary, Text: &want.Text}
 	switch action, withAnnotations := reuseCheckRun(existing, want); {
@@ -90,7 +107,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh *github.Client, c Com
 		}
 		first := min(len(annotations), maxAnnotationsPerRequest)
 		output.Annotations = annotations[:first]
-		run, _, err := gh.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, existing.GetID(), github.UpdateCheckRunOptions{
+		run, err := gh.UpdateCheckRun(ctx, c.Repo, existing.GetID(), github.UpdateCheckRunOptions{
 			Name: name, Status: github.String("completed"), Conclusion: &want.Conclusion, Output: output})
 		if err != nil {
 			return nil, nil, fmt.Errorf("update check run %d on %s@%s: %w", existing.GetID(), c.Repo, c.SHA, err)
@@ -99,7 +116,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh *github.Client, c Com
 	}
 	first := min(len(annotations), maxAnnotationsPerRequest)
 	output.Annotations = annotations[:first]
-	run, _, err := gh.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, github.CreateCheckRunOptions{
+	run, err := gh.CreateCheckRun(ctx, c.Repo, github.CreateCheckRunOptions{
 		Name: name, HeadSHA: c.SHA, Status: github.String("completed"), Conclusion: &want.Conclusion,
 		ExternalID: github.String(externalID), Output: output})
 	if err != nil {
@@ -109,10 +126,10 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh *github.Client, c Com
 }
 
 // addAnnotations adds annotations to a check run in batches of GitHub's maximum.
-func addAnnotations(ctx context.Context, gh *github.Client, repo Repo, run *github.CheckRun, name string, want checkContent, annotations []*github.CheckRunAnnotation) error {
+func addAnnotations(ctx context.Context, gh ghport.GitHub, repo envref.Repo, run *github.CheckRun, name string, want checkContent, annotations []*github.CheckRunAnnotation) error {
 	for i := 0; i < len(annotations); i += maxAnnotationsPerRequest {
 		batch := annotations[i:min(i+maxAnnotationsPerRequest, len(annotations))]
-		_, _, err := gh.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, run.GetID(), github.UpdateCheckRunOptions{
+		_, err := gh.UpdateCheckRun(ctx, repo, run.GetID(), github.UpdateCheckRunOptions{
 			Name: name, Output: &github.CheckRunOutput{Title: &want.Title, Summary: &want.Summary, Annotations: batch}})
 		if err != nil {
 			return fmt.Errorf("add annotations to check run %d: %w", run.GetID(), err)

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"slices"
 	"sync"
 
@@ -15,7 +16,7 @@ import (
 // environment whose sources cannot be read loses its entry.
 type results struct {
 	mu      sync.Mutex
-	entries map[Env]*resultEntry
+	entries map[envref.Env]*resultEntry
 	opts    []render.Option // the rendering limits
 }
 
@@ -25,11 +26,11 @@ type resultEntry struct {
 	result  *render.Result
 }
 
-func newResults() *results { return &results{entries: map[Env]*resultEntry{}} }
+func newResults() *results { return &results{entries: map[envref.Env]*resultEntry{}} }
 
 // render computes env's result for snap from the entry of env, when there is one, and keeps
 // the new result as the entry.
-func (c *results) render(env Env, snap *scheduling.Snapshot) (*render.Result, render.Stats) {
+func (c *results) render(env envref.Env, snap *scheduling.Snapshot) (*render.Result, render.Stats) {
 	res, stats := render.Incremental(c.previous(env), snap, c.opts...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -39,7 +40,7 @@ func (c *results) render(env Env, snap *scheduling.Snapshot) (*render.Result, re
 
 // peek computes env's result for snap from the entry of env without keeping it: snap is not
 // what the environment pins (main at another commit).
-func (c *results) peek(env Env, snap *scheduling.Snapshot) *render.Result {
+func (c *results) peek(env envref.Env, snap *scheduling.Snapshot) *render.Result {
 	res, _ := render.Incremental(c.previous(env), snap, c.opts...)
 	return res
 }
@@ -47,7 +48,7 @@ func (c *results) peek(env Env, snap *scheduling.Snapshot) *render.Result {
 // previous returns the result to start from: the entry of env, nil on a cold start. Any
 // earlier result of the environment will do, whatever commits it came from: the delta is
 // computed from the content of both snapshots.
-func (c *results) previous(env Env) *render.Result {
+func (c *results) previous(env envref.Env) *render.Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.entries[env]; e != nil {
@@ -57,7 +58,7 @@ func (c *results) previous(env Env) *render.Result {
 }
 
 // drop forgets env's entry.
-func (c *results) drop(env Env) {
+func (c *results) drop(env envref.Env) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, env)

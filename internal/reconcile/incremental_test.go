@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +14,7 @@ import (
 func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
 	f := fleet.New(fleet.Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
 	c := newResults()
-	dev := Env{Installation: 1, ControlPlane: Repo{"org", "cp"}, Name: "dev"}
+	dev := envref.Env{Installation: 1, ControlPlane: envref.Repo{Owner: "org", Name: "cp"}, Name: "dev"}
 	stage := dev
 	stage.Name = "stage"
 
@@ -40,7 +41,7 @@ func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
 func TestPeekKeepsTheEntry(t *testing.T) {
 	f := fleet.New(fleet.Spec{ClusterTypes: 2, Workloads: 2, TargetsPerWorkload: 1, Configs: 1, Policies: 1})
 	c := newResults()
-	dev := Env{Name: "dev"}
+	dev := envref.Env{Name: "dev"}
 	kept, _ := c.render(dev, scheduling.Load(f.Inputs()))
 	delete(f.Env, f.ClusterTypeFile(0))
 	peeked := c.peek(dev, scheduling.Load(f.Inputs()))
@@ -55,8 +56,8 @@ func TestPeekKeepsTheEntry(t *testing.T) {
 func TestRenderLimitsReachTheRenderer(t *testing.T) {
 	f := fleet.New(fleet.Spec{ClusterTypes: 2, Workloads: 1, TargetsPerWorkload: 1, Configs: 1, Policies: 1})
 	limits := WithRenderLimits(render.Limits{MaxAssignmentBytes: 10})
-	kept, _ := New(nil, nil, limits).results.render(Env{Name: "dev"}, scheduling.Load(f.Inputs()))
-	peeked := New(nil, nil, limits).results.peek(Env{Name: "dev"}, scheduling.Load(f.Inputs()))
+	kept, _ := New(nil, nil, limits).results.render(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
+	peeked := New(nil, nil, limits).results.peek(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
 	for _, res := range []*render.Result{kept, peeked} {
 		require.Empty(t, res.Outputs)
 		require.Len(t, res.Failed, 2)
@@ -64,6 +65,6 @@ func TestRenderLimitsReachTheRenderer(t *testing.T) {
 			require.Contains(t, err.Msg, render.SettingMaxAssignmentBytes)
 		}
 	}
-	res, _ := New(nil, nil).results.render(Env{Name: "dev"}, scheduling.Load(f.Inputs()))
+	res, _ := New(nil, nil).results.render(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
 	require.Len(t, res.Outputs, 2, "the default limits fit")
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
 
 	"github.com/kalypso-gitops/kalypso/render"
@@ -85,7 +86,8 @@ func PlanMarkdown(p *render.Plan) string {
 	return b.String()
 }
 
-// truncate cuts text to at most n bytes on a line boundary, with a note.
+// truncate cuts text to at most n bytes on a line boundary, with a note; a text without line
+// breaks is cut at the start of a UTF-8 character.
 func truncate(text string, n int) string {
 	if len(text) <= n {
 		return text
@@ -93,6 +95,9 @@ func truncate(text string, n int) string {
 	cut := strings.LastIndex(text[:n-200], "\n")
 	if cut < 0 {
 		cut = n - 200
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
 	}
 	return text[:cut] + fmt.Sprintf("\n\n… truncated: %d more characters not shown.\n", len(text)-cut)
 }
@@ -102,8 +107,7 @@ func (r *Reconciler) findPR(ctx context.Context, out *Outcome, branch string) (*
 	if err != nil {
 		return nil, err
 	}
-	prs, _, err := gh.PullRequests.List(ctx, out.GitOps.Owner, out.GitOps.Name, &github.PullRequestListOptions{
-		State: "open", Head: out.GitOps.Owner + ":" + branch, Base: out.Base})
+	prs, err := gh.OpenPullRequests(ctx, out.GitOps, branch, out.Base)
 	if err != nil {
 		return nil, fmt.Errorf("list pull requests of %s: %w", out.GitOps, err)
 	}
@@ -128,9 +132,9 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 	title, body := prTitle(out), prBody(out)
 	switch {
 	case pr == nil:
-		pr, _, err = gh.PullRequests.Create(ctx, out.GitOps.Owner, out.GitOps.Name, &github.NewPullRequest{
+		pr, err = gh.CreatePullRequest(ctx, out.GitOps, &github.NewPullRequest{
 			Title: &title, Body: &body, Head: &branch, Base: &out.Base, MaintainerCanModify: github.Bool(true)})
-		if alreadyExists(err) { // another replica opened it first: the next reconcile updates it
+		if errors.Is(err, ghport.ErrPullRequestExists) { // another replica opened it first: the next reconcile updates it
 			if pr, err = r.findPR(ctx, out, branch); err == nil && pr == nil {
 				err = fmt.Errorf("pull request for %s reported as existing but not found", branch)
 			}
@@ -139,25 +143,18 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 			return fmt.Errorf("open pull request on %s: %w", out.GitOps, err)
 		}
 	case pr.GetTitle() != title || pr.GetBody() != body:
-		pr, _, err = gh.PullRequests.Edit(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), &github.PullRequest{Title: &title, Body: &body})
-		if err != nil {
-			return fmt.Errorf("update pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
+		number := pr.GetNumber()
+		if pr, err = gh.EditPullRequest(ctx, out.GitOps, number, &github.PullRequest{Title: &title, Body: &body}); err != nil {
+			return fmt.Errorf("update pull request #%d on %s: %w", number, out.GitOps, err)
 		}
 	}
 	out.PR = pr
 	if out.Promoted && !hasLabel(pr, PromotedLabel) {
-		if _, _, err := gh.Issues.AddLabelsToIssue(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), []string{PromotedLabel}); err != nil {
+		if err := gh.AddLabels(ctx, out.GitOps, pr.GetNumber(), []string{PromotedLabel}); err != nil {
 			return fmt.Errorf("label pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
 		}
 	}
 	return nil
-}
-
-// alreadyExists tells whether GitHub refused to open a pull request because one is open.
-func alreadyExists(err error) bool {
-	var ge *github.ErrorResponse
-	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusUnprocessableEntity &&
-		strings.Contains(ge.Error(), "already exists")
 }
 
 func hasLabel(pr *github.PullRequest, name string) bool {
@@ -174,8 +171,8 @@ func (r *Reconciler) closePR(ctx context.Context, out *Outcome, pr *github.PullR
 	if err != nil {
 		return err
 	}
-	_, resp, err := gh.PullRequests.Edit(ctx, out.GitOps.Owner, out.GitOps.Name, pr.GetNumber(), &github.PullRequest{State: github.String("closed")})
-	if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) {
+	_, err = gh.EditPullRequest(ctx, out.GitOps, pr.GetNumber(), &github.PullRequest{State: github.String("closed")})
+	if err != nil && !errors.Is(err, ghport.ErrNotFound) {
 		return fmt.Errorf("close pull request #%d on %s: %w", pr.GetNumber(), out.GitOps, err)
 	}
 	return nil

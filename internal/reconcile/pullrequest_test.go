@@ -1,41 +1,14 @@
 package reconcile
 
 import (
-	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kalypso-gitops/kalypso/internal/githubsim"
 	"github.com/kalypso-gitops/kalypso/render"
 )
-
-func TestSecondPullRequestForTheSameBranchIsRecognised(t *testing.T) {
-	sim, err := githubsim.New(githubsim.Options{Dir: t.TempDir()})
-	require.NoError(t, err)
-	require.NoError(t, sim.Start())
-	defer sim.Close()
-	inst := sim.CreateInstallation("o")
-	require.NoError(t, sim.CreateRepo(inst, "o", "g", "main"))
-	a, b := "a", "b"
-	_, err = sim.CommitFiles("o", "g", "main", map[string]*string{"f": &a}, "base")
-	require.NoError(t, err)
-	_, err = sim.CommitFiles("o", "g", "kalypso/dev", map[string]*string{"f": &b}, "change")
-	require.NoError(t, err)
-	token, err := sim.InstallationToken(inst)
-	require.NoError(t, err)
-	gh, err := github.NewClient(nil).WithAuthToken(token).WithEnterpriseURLs(sim.APIURL(), sim.UploadURL())
-	require.NoError(t, err)
-	pr := &github.NewPullRequest{Title: github.String("t"), Head: github.String("kalypso/dev"), Base: github.String("main")}
-	_, _, err = gh.PullRequests.Create(context.Background(), "o", "g", pr)
-	require.NoError(t, err)
-	require.False(t, alreadyExists(err))
-	_, _, err = gh.PullRequests.Create(context.Background(), "o", "g", pr)
-	require.Error(t, err)
-	require.True(t, alreadyExists(err), "%v", err)
-}
 
 func TestTruncateAndPlanMarkdown(t *testing.T) {
 	long := strings.Repeat("line of text\n", 10000)
@@ -43,6 +16,10 @@ func TestTruncateAndPlanMarkdown(t *testing.T) {
 	require.LessOrEqual(t, len(cut), 5000)
 	require.Contains(t, cut, "truncated:")
 	require.Equal(t, "short", truncate("short", 5000))
+	oneLine := strings.Repeat("é", 5000)
+	cut = truncate(oneLine, 5001)
+	require.LessOrEqual(t, len(cut), 5001)
+	require.True(t, utf8.ValidString(cut), "no character is cut")
 
 	plan := render.GroupChanges([]render.Change{
 		{Path: "large/a/reconciler.yaml", Kind: render.Added}, {Path: "large/a/namespace.yaml", Kind: render.Added},

@@ -1,4 +1,4 @@
-package reconcile
+package envref
 
 import (
 	"context"
@@ -46,6 +46,6 @@ func collides(a, b EnvInfo) bool {
 	if a.GitOps != b.GitOps || a.GitOps == (Repo{}) {
 		return false
 	}
-	aApp, bApp := BranchPrefix+a.Env.Name, BranchPrefix+b.Env.Name
+	aApp, bApp := AppBranch(a.Env.Name), AppBranch(b.Env.Name)
 	return a.GitOpsBranch == b.GitOpsBranch || aApp == bApp || a.GitOpsBranch == bApp || b.GitOpsBranch == aApp
 }

@@ -1,0 +1,158 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/promote"
+	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/render"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+var (
+	plane    = envref.Repo{Owner: "org", Name: "cp"}
+	svc      = envref.Repo{Owner: "team", Name: "svc"}
+	gitopsR  = envref.Repo{Owner: "org", Name: "gitops"}
+	stranger = envref.Repo{Owner: "org", Name: "other"}
+)
+
+func envInfo(name string) envref.EnvInfo {
+	return envref.EnvInfo{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: name}, Branch: name,
+		GitOps: gitopsR, GitOpsBranch: name, Workloads: []envref.RepoBranch{{Repo: svc, Branch: "main"}}}
+}
+
+// fake records what the handlers ask of the reconciler, the index and the promoter, as lines.
+type fake struct {
+	log      []string
+	envs     []envref.EnvInfo
+	failEnv  map[string]error // environment → reconcile error
+	errors   map[string]int   // environment → errors of its result
+	failIdx  error
+	failProm error
+}
+
+func newFake() *fake {
+	return &fake{envs: []envref.EnvInfo{envInfo("dev"), envInfo("stage")}, failEnv: map[string]error{}, errors: map[string]int{}}
+}
+
+func (f *fake) core() *Core { return &Core{Reconciler: f, Index: f, Promoter: f} }
+
+func (f *fake) logf(format string, args ...any) { f.log = append(f.log, fmt.Sprintf(format, args...)) }
+
+func (f *fake) result(env string) *reconcile.Outcome {
+	res := &render.Result{}
+	for range f.errors[env] {
+		res.Errors = append(res.Errors, &scheduling.Error{Msg: "bad"})
+	}
+	return &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res}
+}
+
+// Environment implements Reconciler.
+func (f *fake) Environment(_ context.Context, env envref.Env) (*reconcile.Outcome, error) {
+	f.logf("reconcile %s", env.Name)
+	if err := f.failEnv[env.Name]; err != nil {
+		return nil, err
+	}
+	return f.result(env.Name), nil
+}
+
+// Validate implements Reconciler.
+func (f *fake) Validate(_ context.Context, env envref.Env, main string) (*reconcile.Outcome, error) {
+	f.logf("validate %s at %s", env.Name, main)
+	if err := f.failEnv[env.Name]; err != nil {
+		return nil, err
+	}
+	return f.result(env.Name), nil
+}
+
+// Report implements Reconciler.
+func (f *fake) Report(_ context.Context, c reconcile.Commit, out *reconcile.Outcome, failure error) error {
+	rerun := ""
+	if c.Rerun {
+		rerun = " rerun"
+	}
+	f.logf("report %s on %s@%s %s [%s]%s failure=%v", out.Env.Name, c.Repo, c.Branch, c.SHA, strings.Join(c.Prefixes, " "), rerun, failure != nil)
+	return nil
+}
+
+// Declared implements Index.
+func (f *fake) Declared(repo envref.Repo) bool { return repo == plane }
+
+// Environments implements Index.
+func (f *fake) Environments(context.Context, int64) ([]envref.EnvInfo, error) {
+	return f.envs, f.failIdx
+}
+
+// Matching implements Index.
+func (f *fake) Matching(_ context.Context, _ int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error) {
+	var out []envref.EnvInfo
+	for _, e := range f.envs {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out, f.failIdx
+}
+
+// IsControlPlane implements Index.
+func (f *fake) IsControlPlane(_ context.Context, _ int64, repo envref.Repo) (bool, error) {
+	return repo == plane, f.failIdx
+}
+
+// Refresh implements Index.
+func (f *fake) Refresh(_ context.Context, inst int64, repo envref.Repo) error {
+	f.logf("refresh %s", repo)
+	return nil
+}
+
+// Forget implements Index.
+func (f *fake) Forget(inst int64) { f.logf("forget %d", inst) }
+
+// PromoteMain implements Promoter.
+func (f *fake) PromoteMain(_ context.Context, main promote.Locator) error {
+	f.logf("promote %s %s installation %d", main.ControlPlane, main.Commit, main.Installation)
+	return f.failProm
+}
+
+// Approve implements Promoter.
+func (f *fake) Approve(_ context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
+	f.logf("approve %s run %d by %s", repo, event.GetID(), user)
+	return f.failProm
+}
+
+// Merged implements Promoter.
+func (f *fake) Merged(_ context.Context, inst int64, repo envref.Repo, pr *github.PullRequest) error {
+	f.logf("merged %s #%d", repo, pr.GetNumber())
+	return f.failProm
+}
+
+// Resume implements Promoter.
+func (f *fake) Resume(_ context.Context, inst int64) error {
+	f.logf("resume %d", inst)
+	return f.failProm
+}
+
+// Wake implements Promoter.
+func (f *fake) Wake() { f.logf("wake") }
+
+// payload encodes an event as GitHub sends it.
+func payload(t *testing.T, ev any) []byte {
+	t.Helper()
+	data, err := json.Marshal(ev)
+	require.NoError(t, err)
+	return data
+}
+
+func inst() *github.Installation { return &github.Installation{ID: github.Int64(42)} }
+
+func repository(r envref.Repo) *github.Repository {
+	return &github.Repository{Owner: &github.User{Login: github.String(r.Owner)}, Name: github.String(r.Name)}
+}

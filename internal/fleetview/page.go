@@ -1,0 +1,80 @@
+package fleetview
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"time"
+)
+
+//go:embed templates/fleet.html
+var templateFS embed.FS
+
+// page is the /fleet template; html/template escapes every value.
+var page = template.Must(template.New("fleet.html").Funcs(template.FuncMap{
+	"stateText": stateText,
+	"duration":  durationText,
+	"short":     short,
+}).ParseFS(templateFS, "templates/fleet.html"))
+
+// pageData is what the page shows.
+type pageData struct {
+	Login string
+	Fleet *Fleet
+}
+
+// RenderPage writes the HTML fleet view of f for login.
+func RenderPage(w io.Writer, login string, f *Fleet) error {
+	if err := page.Execute(w, pageData{Login: login, Fleet: f}); err != nil {
+		return fmt.Errorf("fleet: render page: %w", err)
+	}
+	return nil
+}
+
+// servePage answers /fleet: a redirect to sign-in without a session.
+func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
+	f, sess, err := s.visible(r)
+	if err != nil {
+		s.fail(w, err, false)
+		return
+	}
+	var buf bytes.Buffer
+	if err := RenderPage(&buf, sess.Login, f); err != nil {
+		s.fail(w, err, false)
+		return
+	}
+	noStore(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	_, _ = buf.WriteTo(w)
+}
+
+// stateText describes a promotion state in words.
+func stateText(p Promotion) string {
+	switch p.State {
+	case StateWaiting:
+		return fmt.Sprintf("waiting %d/%d clusters", p.Compliant, p.Expected)
+	case StateDeployed:
+		return fmt.Sprintf("deployed to %d clusters", p.Expected)
+	case StateFailed:
+		return "failed"
+	case StateAwaitingMerge:
+		return "awaiting merge"
+	case StateAwaitingApproval:
+		return "awaiting approval"
+	case StateSuperseded:
+		return "superseded"
+	}
+	return "unknown"
+}
+
+// durationText formats seconds, or a dash.
+func durationText(s *Seconds) string {
+	if s == nil {
+		return "—"
+	}
+	return (time.Duration(*s) * time.Second).String()
+}

@@ -1,0 +1,177 @@
+package fleetview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+)
+
+// historyLength is how many promotions per environment the history shows.
+const historyLength = 5
+
+// Clients gives installation REST clients (whose responses are cached and revalidated with
+// conditional requests).
+type Clients interface {
+	Client(ctx context.Context, installation int64) (*github.Client, error)
+}
+
+// gitopsHead reads the head commit of the environment's GitOps branch: one call. (The ref
+// rather than the branch endpoint: go-github reads the branch answer without draining it, so
+// the HTTP cache never keeps it and it could not be revalidated.)
+func gitopsHead(ctx context.Context, gh *github.Client, repo envref.Repo, branch string) (string, error) {
+	ref, _, err := gh.Git.GetRef(ctx, repo.Owner, repo.Name, "heads/"+branch)
+	if notFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("branch %s of %s: %w", branch, repo, err)
+	}
+	return validSHA(ref.GetObject().GetSHA()), nil
+}
+
+// appPullRequest finds the app's open pull request of an environment: one call.
+func appPullRequest(ctx context.Context, gh *github.Client, repo envref.Repo, env string) (*github.PullRequest, error) {
+	list, _, err := gh.PullRequests.List(ctx, repo.Owner, repo.Name, &github.PullRequestListOptions{
+		State: "open", Head: repo.Owner + ":" + envref.BranchPrefix + env, ListOptions: github.ListOptions{PerPage: 10}})
+	if notFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pull requests of %s: %w", repo, err)
+	}
+	for _, pr := range list {
+		if pr.GetHead().GetRef() == envref.BranchPrefix+env {
+			return pr, nil
+		}
+	}
+	return nil, nil
+}
+
+// envStatus reads the latest kalypso/<env> status of a main commit: one call.
+func envStatus(ctx context.Context, gh *github.Client, cp envref.Repo, sha, env string) (*github.RepoStatus, error) {
+	list, _, err := gh.Repositories.ListStatuses(ctx, cp.Owner, cp.Name, sha, &github.ListOptions{PerPage: 100})
+	if notFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("statuses of %s: %w", short(sha), err)
+	}
+	for _, st := range list { // newest first
+		if st.GetContext() == "kalypso/"+env {
+			return st, nil
+		}
+	}
+	return nil, nil
+}
+
+// deployments reads the last promotions to an environment with their latest status: one call,
+// and one per deployment shown.
+func deployments(ctx context.Context, gh *github.Client, cp envref.Repo, env string) ([]*github.Deployment, map[int64]*github.DeploymentStatus, error) {
+	list, _, err := gh.Repositories.ListDeployments(ctx, cp.Owner, cp.Name, &github.DeploymentsListOptions{
+		Environment: env, ListOptions: github.ListOptions{PerPage: historyLength}})
+	if notFound(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("deployments of %s to %s: %w", cp, env, err)
+	}
+	if len(list) > historyLength {
+		list = list[:historyLength]
+	}
+	statuses := map[int64]*github.DeploymentStatus{}
+	for _, d := range list {
+		st, _, err := gh.Repositories.ListDeploymentStatuses(ctx, cp.Owner, cp.Name, d.GetID(), &github.ListOptions{PerPage: 1})
+		if err != nil {
+			return nil, nil, fmt.Errorf("statuses of deployment %d: %w", d.GetID(), err)
+		}
+		if len(st) > 0 {
+			statuses[d.GetID()] = st[0]
+		}
+	}
+	return list, statuses, nil
+}
+
+// notFound reports a 404 from GitHub.
+func notFound(err error) bool {
+	var e *github.ErrorResponse
+	return errors.As(err, &e) && e.Response != nil && e.Response.StatusCode == http.StatusNotFound
+}
+
+var shaPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// validSHA returns sha when it is a full lower-case commit hash, else "".
+func validSHA(sha string) string {
+	if shaPattern.MatchString(sha) {
+		return sha
+	}
+	return ""
+}
+
+// short abbreviates a commit hash.
+func short(sha string) string { return sha[:min(7, len(sha))] }
+
+// Status descriptions the promoter writes (internal/promote), parsed back.
+var (
+	waitingDesc  = regexp.MustCompile(`^(\d{1,6})/(\d{1,6}) clusters compliant$`)
+	deployedDesc = regexp.MustCompile(`^deployed to (\d{1,6}) clusters$`)
+	failedDesc   = regexp.MustCompile(`^cluster ([A-Za-z0-9._/:@+=~-]{1,200}) failed$`)
+	timedOutDesc = regexp.MustCompile(`^timed out after [0-9a-z.]+: (\d{1,6})/(\d{1,6}) clusters compliant`)
+)
+
+// promotionOf turns the kalypso/<env> status of the pinned commit into a state.
+func promotionOf(st *github.RepoStatus) Promotion {
+	if st == nil {
+		return Promotion{State: StateUnknown}
+	}
+	desc := truncate(st.GetDescription(), 140)
+	p := Promotion{Description: desc}
+	switch st.GetState() {
+	case "pending":
+		p.State = StateAwaitingMerge
+		if m := waitingDesc.FindStringSubmatch(desc); m != nil {
+			p.State, p.Compliant, p.Expected = StateWaiting, atoi(m[1]), atoi(m[2])
+		}
+	case "success":
+		p.State = StateDeployed
+		if m := deployedDesc.FindStringSubmatch(desc); m != nil {
+			p.Compliant, p.Expected = atoi(m[1]), atoi(m[1])
+		}
+	case "failure":
+		p.State = StateFailed
+		if m := failedDesc.FindStringSubmatch(desc); m != nil {
+			p.FailedCluster = m[1]
+		} else if m := timedOutDesc.FindStringSubmatch(desc); m != nil {
+			p.Compliant, p.Expected = atoi(m[1]), atoi(m[2])
+		}
+	case "error":
+		p.State = StateSuperseded
+	default:
+		p.State = StateUnknown
+	}
+	return p
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// timeOf returns a GitHub timestamp in UTC, or nil.
+func timeOf(t *github.Timestamp) *time.Time {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// asError is errors.As, named for the GitHub error checks above.
+func asError(err error, target any) bool { return errors.As(err, target) }

@@ -1,0 +1,131 @@
+package promote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/gitops"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// maxPinAttempts bounds how often a pin is tried again after losing a race for its branch.
+const maxPinAttempts = 4
+
+var commitLine = regexp.MustCompile(`(?m)^(\s+)commit:[^\n]*$`)
+var pathLine = regexp.MustCompile(`(?m)^(\s+)path:[^\n]*$`)
+
+// Pin writes l's commit into the BaseRepo "main" of stage s (one commit on its branch) and
+// marks the main commit pending; an older commit still on its way there is marked superseded.
+// Any commit may be pinned: this is for main's own head, which is what main says.
+func (p *Promoter) Pin(ctx context.Context, l Locator, s *scheduling.Stage, why string) error {
+	return p.pin(ctx, l, s, why, false)
+}
+
+// pinForward is Pin for a commit promoted from an upstream environment: it never moves the pin
+// back to an ancestor of the commit pinned now (ErrBehind), checked on the branch head it edits.
+func (p *Promoter) pinForward(ctx context.Context, l Locator, s *scheduling.Stage, why string) error {
+	return p.pin(ctx, l, s, why, true)
+}
+
+func (p *Promoter) pin(ctx context.Context, l Locator, s *scheduling.Stage, why string, forward bool) error {
+	remote, err := p.remote(ctx, l.Installation, l.ControlPlane)
+	if err != nil {
+		return err
+	}
+	branch := s.Env.Spec.ControlPlane.Branch
+	for attempt := 1; ; attempt++ {
+		old, err := p.pinOnce(ctx, remote, branch, l, why, forward)
+		if err == nil {
+			if old != "" && old != l.Commit {
+				p.supersede(ctx, l.At(old), l.Commit)
+			}
+			return p.status(ctx, l, "pending", descAwaitMerge)
+		}
+		if attempt == maxPinAttempts || !errors.Is(err, gitcache.ErrStale) {
+			return fmt.Errorf("pin %s into %s: %w", short(l.Commit), l.Env, err)
+		}
+	}
+}
+
+// pinOnce edits base-repo.yaml on the environment branch and pushes it; it returns the old pin.
+// With forward, a commit older than the old pin is refused.
+func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string, forward bool) (old string, err error) {
+	err = p.cache.Use(ctx, remote, []string{branch, gitsource.MainBranch}, func(s *gitcache.Session) error {
+		head := s.Head(branch)
+		if head.IsZero() {
+			return fmt.Errorf("control plane %s has no branch %q", l.ControlPlane, branch)
+		}
+		file, text, pinned, err := baseRepoFile(s.Repo, head)
+		if err != nil {
+			return err
+		}
+		old = pinned
+		if old == l.Commit {
+			return nil
+		}
+		if forward && isAncestor(s.Repo, l.Commit, old) {
+			return fmt.Errorf("main %s is an ancestor of %s, which %s pins: %w", short(l.Commit), short(old), branch, ErrBehind)
+		}
+		msg := fmt.Sprintf("Promote main %s to %s\n\nKalypso-Promoted: %s\nKalypso-Reason: %s\n", short(l.Commit), branch, l.Commit, why)
+		commit, err := p.edit(s.Repo, head, file, pinText(text, l.Commit), msg)
+		if err != nil {
+			return err
+		}
+		return s.Push(branch, commit, head)
+	})
+	return old, err
+}
+
+// edit commits one file's new text on top of head.
+func (p *Promoter) edit(repo *git.Repository, head plumbing.Hash, file, text, msg string) (plumbing.Hash, error) {
+	baseTree, err := treeHash(repo, head)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := gitops.Edit(repo, baseTree, map[string][]byte{file: []byte(text)})
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return gitops.Commit(repo, tree, head, msg, p.now())
+}
+
+func treeHash(repo *git.Repository, commit plumbing.Hash) (plumbing.Hash, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	return c.TreeHash, nil
+}
+
+// pinText sets the commit of a BaseRepo document, adding the field after `path:` if missing.
+func pinText(text, sha string) string {
+	if commitLine.MatchString(text) {
+		return commitLine.ReplaceAllString(text, "${1}commit: "+sha)
+	}
+	loc := pathLine.FindStringSubmatchIndex(text)
+	if loc == nil {
+		return text
+	}
+	indent := text[loc[2]:loc[3]]
+	return text[:loc[1]] + "\n" + indent + "commit: " + sha + text[loc[1]:]
+}
+
+// baseRepoFile finds the file of the environment branch that declares BaseRepo "main".
+func baseRepoFile(repo *git.Repository, head plumbing.Hash) (file, text, pin string, err error) {
+	fsys, err := gitsource.TreeFS(repo, head)
+	if err != nil {
+		return "", "", "", err
+	}
+	file, pin, ok := scheduling.FindBaseRepo(scheduling.Source{FS: fsys})
+	if !ok {
+		return "", "", "", fmt.Errorf("no BaseRepo named main on the environment branch")
+	}
+	return file, string(gitops.ReadFile(repo, head, file)), pin, nil
+}
