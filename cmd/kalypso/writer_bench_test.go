@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,12 +14,22 @@ import (
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-// BenchmarkRenderOutWriter writes the GitOps tree of the default bench fleet (100,000
-// assignments, 300,101 files) into a fresh folder with render --out's writer and with a minimal
-// Go writer (os.MkdirAll once per folder, os.WriteFile per file, paths sorted beforehand), in
-// alternating order, and reports the best time of each and their ratio (target ≤ 1.2).
+// BenchmarkRenderOutWriter writes the GitOps tree of the bench fleet with 10 and with 100
+// cluster types (10,000 and 100,000 assignments, 30,011 and 300,101 files) into a fresh folder
+// with render --out's writer and with a minimal Go writer (os.MkdirAll once per folder,
+// os.WriteFile per file, paths sorted beforehand), in alternating order, and reports the best
+// time of each and their ratio (target ≤ 1.2).
 func BenchmarkRenderOutWriter(b *testing.B) {
-	f := fleet.New(fleet.DefaultSpec())
+	for _, clusterTypes := range []int{10, 100} {
+		spec := fleet.DefaultSpec()
+		spec.ClusterTypes = clusterTypes
+		b.Run(fmt.Sprintf("%dx1000", clusterTypes), func(b *testing.B) { benchWriters(b, spec) })
+	}
+}
+
+// benchWriters measures both writers on the fleet of spec.
+func benchWriters(b *testing.B, spec fleet.Spec) {
+	f := fleet.New(spec)
 	res := render.Environment(scheduling.Load(f.Inputs()))
 	desired := res.Desired(render.Tree{})
 	tree := res.Apply(render.Tree{})
