@@ -129,7 +129,7 @@ func TestEnvironmentBombsFailTheirAssignmentsOnly(t *testing.T) {
 				assert.Equal(t, "dev:env.yaml", err.Pos.File)
 				assert.Equal(t, scheduling.ObjectRef(scheduling.KindTemplate, "bomb"), err.Object)
 			}
-			assert.Equal(t, "name: app-a\n", string(res.Outputs["fine/app-a"][render.ReconcilerFile]))
+			assert.Equal(t, "name: app-a\n", string(res.Outputs["fine/app-a"].File(render.ReconcilerFile)))
 		})
 	}
 }
@@ -139,7 +139,7 @@ func TestEnvironmentBombsFailTheirAssignmentsOnly(t *testing.T) {
 func TestNestedConfigValuesStillRender(t *testing.T) {
 	res := render.Environment(scheduling.Load(boundedEnv(`x: 1`, "{{ .ConfigData.NS }} {{ .ConfigData.NAME }} {{ .ConfigData.BIG }}")))
 	require.Empty(t, res.Errors)
-	out := string(res.Outputs["fine/app-a"][render.ReconcilerFile])
+	out := string(res.Outputs["fine/app-a"].File(render.ReconcilerFile))
 	assert.Equal(t, "ns=dev-fine-app-a name=app-a "+strings.Repeat("x", 200_000)+"\n", out)
 }
 
@@ -186,7 +186,7 @@ func TestWorkloadValuesAreNeverExecuted(t *testing.T) {
 			files, err := engine.Render(a)
 			require.Nil(t, err, "%s = %q", field, v)
 			require.Less(t, time.Since(start), 5*time.Second)
-			out := string(files[render.ReconcilerFile])
+			out := string(files.File(render.ReconcilerFile))
 			assert.NotContains(t, out, "s3cret", "%s = %q", field, v)
 			assert.Contains(t, out, v, "%s = %q comes out verbatim", field, v)
 			if field == "name" {
@@ -209,7 +209,7 @@ func TestAdjacentWorkloadValuesFormNoDelimiter(t *testing.T) {
 	a := hostile(hostile(base, "labelValue", "x{"), "path", "{ .ConfigData.DB }}")
 	files, err := render.NewEngine(snap).Render(a)
 	require.Nil(t, err)
-	out := string(files[render.ReconcilerFile])
+	out := string(files.File(render.ReconcilerFile))
 	assert.Contains(t, out, "x{{ .ConfigData.DB }}")
 	assert.NotContains(t, out, "s3cret")
 }

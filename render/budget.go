@@ -187,3 +187,15 @@ func (w *limitedWriter) Write(p []byte) (int, error) {
 	w.b.output -= len(p)
 	return w.buf.Write(p)
 }
+
+// WriteString implements io.StringWriter: Write without copying s into a byte slice.
+func (w *limitedWriter) WriteString(s string) (int, error) {
+	if err := w.b.alive(); err != nil {
+		return 0, err
+	}
+	if len(s) > w.b.output {
+		return 0, outputBytesError(w.b.limits)
+	}
+	w.b.output -= len(s)
+	return w.buf.WriteString(s)
+}

@@ -87,15 +87,16 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 	return idx
 }
 
-// configFor composes and validates the config of an assignment.
-func (e *Engine) configFor(a *scheduling.Assignment) (map[string]any, *scheduling.Error) {
+// configFor composes and validates the config of an assignment, whose matching entries
+// (ConfigSet.Matching) are sel.
+func (e *Engine) configFor(a *scheduling.Assignment, sel []int) (map[string]any, *scheduling.Error) {
 	ct, dt := a.ClusterType, a.Target
 	for _, b := range e.config.broken {
 		if _, az := isPlatformConfig(b.Name, b.Labels); b.Unknown || az || LabelsMatch(b.Labels, ct.Name, ct.Labels, dt.Name, dt.Labels) {
 			return nil, &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: fmt.Sprintf("cannot compose the config of %s: this ConfigMap is invalid", a.Key())}
 		}
 	}
-	composed, key := e.config.compose(e.config.set.Matching(ct.Name, ct.Labels, dt.Name, dt.Labels))
+	composed, key := e.config.compose(sel)
 	cfg := composed.data
 	if err := e.schemas.validate(a, cfg, key); err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ const (
 type Engine struct {
 	snap      *scheduling.Snapshot
 	limits    Limits
+	compiled  bool             // manifests simple enough run without text/template
 	funcs     template.FuncMap // for parsing; executors bind their own bounded copies
 	templates map[string]*compiledTemplate
 	config    *configIndex
@@ -43,6 +44,7 @@ type Engine struct {
 type compiledTemplate struct {
 	tpl    *scheduling.Template
 	parsed []*template.Template
+	plans  []compiledManifest // per manifest, nil where text/template runs it
 	err    *scheduling.Error
 }
 
@@ -50,7 +52,7 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
 	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
@@ -93,6 +95,11 @@ func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
 		p.Option("missingkey=default")
 		addTicks(p)
 		ct.parsed = append(ct.parsed, p)
+		var plan compiledManifest
+		if e.compiled {
+			plan = compileManifest(p)
+		}
+		ct.plans = append(ct.plans, plan)
 	}
 	return ct
 }
@@ -131,74 +138,89 @@ type templateData struct {
 // Render produces the files of one assignment's folder (file name → content), within the
 // engine's function and output limits. The deadline (Limits.Timeout) runs while Environment or
 // Incremental render with the engine.
-func (e *Engine) Render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
+func (e *Engine) Render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	x := e.acquire()
 	defer e.release(x)
 	return x.render(a)
 }
 
-// newTemplateData is what the templates of an assignment see. Every value that can come from
-// a workload repository is escaped (see escape.go): it is never executed as a template.
-func newTemplateData(a *scheduling.Assignment, data map[string]any) *templateData {
-	return &templateData{
-		DeploymentTargetName: untrusted(a.Target.Name),
-		Namespace:            untrusted(a.Namespace()),
-		Environment:          untrusted(a.Target.Environment),
-		Workspace:            untrusted(a.Target.Labels["workspace"]),
-		Workload:             untrusted(a.Target.Labels["workload"]),
-		Labels:               untrustedMap(a.Target.Labels),
-		Manifests:            untrustedMap(a.Target.Manifests),
-		ClusterType:          a.ClusterType.Name,
-		ConfigData:           data,
+// targetValues are the values of a deployment target as templates see them: they come from
+// a workload repository, so each is escaped (see escape.go) and never executed as a template.
+type targetValues struct {
+	name, environment, workspace, workload string
+	labels, manifests                      map[string]string
+}
+
+func newTargetValues(dt *scheduling.DeploymentTarget) *targetValues {
+	return &targetValues{
+		name:        untrusted(dt.Name),
+		environment: untrusted(dt.Environment),
+		workspace:   untrusted(dt.Labels["workspace"]),
+		workload:    untrusted(dt.Labels["workload"]),
+		labels:      untrustedMap(dt.Labels),
+		manifests:   untrustedMap(dt.Manifests),
 	}
 }
 
+// templateData is what the templates of an assignment see, valid until the executor's next
+// assignment. A deployment target's escaped values are made once per executor.
+func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *templateData {
+	tv, ok := x.targets[a.Target]
+	if !ok {
+		tv = newTargetValues(a.Target)
+		x.targets[a.Target] = tv
+	}
+	x.td = templateData{
+		DeploymentTargetName: tv.name,
+		Namespace:            untrusted(a.Namespace()),
+		Environment:          tv.environment,
+		Workspace:            tv.workspace,
+		Workload:             tv.workload,
+		Labels:               tv.labels,
+		Manifests:            tv.manifests,
+		ClusterType:          a.ClusterType.Name,
+		ConfigData:           data,
+	}
+	return &x.td
+}
+
 // render renders one assignment with the executor's templates and budget.
-func (x *executor) render(a *scheduling.Assignment) (map[string][]byte, *scheduling.Error) {
+func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	e, ct := x.e, a.ClusterType
 	if err := x.b.alive(); err != nil {
-		return nil, e.timeoutFailure(a)
+		return Files{}, e.timeoutFailure(a)
 	}
 	x.b.reset()
-	data, err := e.configFor(a)
+	data, err := e.configFor(a, x.matching(ct, a.Target))
 	if err != nil {
-		return nil, err
+		return Files{}, err
 	}
-	td := newTemplateData(a, data)
-	files := make(map[string][]byte, 3)
-	roles := []struct{ field, name string }{
+	td := x.templateData(a, data)
+	roles := [3]struct{ field, name string }{
 		{"spec.reconciler", ct.Spec.Reconciler},
 		{"spec.namespaceService", ct.Spec.NamespaceService},
 		{"spec.configType", ct.Spec.ConfigType},
 	}
+	x.buf.Reset()
+	var ends [3]int // where each file ends in buf
+	var config *compiledTemplate
 	for i, role := range roles {
 		tpl, err := e.template(ct, role.field, role.name)
 		if err != nil {
-			return nil, err
+			return Files{}, err
 		}
-		out, err := x.execute(tpl, td, a)
-		if err != nil {
-			return nil, err
+		if err := x.execute(tpl, td, a); err != nil {
+			return Files{}, err
 		}
-		switch i {
-		case 0:
-			files[ReconcilerFile] = out
-		case 1:
-			files[NamespaceFile] = out
-		default:
-			if len(out) > 0 {
-				files[configFileName(tpl.tpl)] = out
-			}
-		}
+		ends[i], config = x.buf.Len(), tpl
 	}
-	return files, nil
+	return x.files(ends, config.tpl.Spec.ContentType == "sh"), nil
 }
 
-func configFileName(t *scheduling.Template) string {
-	if t.Spec.ContentType == "sh" {
-		return ConfigFileSh
-	}
-	return ConfigFileYAML
+// files are the assignment's output, the first ends[2] bytes of buf, copied at once into one
+// allocation; ends are where each file ends.
+func (x *executor) files(ends [3]int, shell bool) Files {
+	return Files{data: append(make([]byte, 0, ends[2]), x.buf.Bytes()[:ends[2]]...), ns: ends[0], cfg: ends[1], shell: shell}
 }
 
 func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {
@@ -215,26 +237,27 @@ func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*comp
 // separator joins the manifests of a template.
 const separator = "---\n"
 
-// execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`.
-func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) ([]byte, *scheduling.Error) {
+// execute renders every manifest of a template, drops empty ones and joins the rest with `---\n`,
+// appending the file to buf.
+func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) *scheduling.Error {
 	buf := &x.buf
-	buf.Reset()
+	base := buf.Len()
 	for i, p := range x.parsed(t) {
 		mark := buf.Len()
-		if mark > 0 {
+		if mark > base {
 			if _, err := x.out.Write([]byte(separator)); err != nil {
-				return nil, manifestError(t, i, a, err)
+				return manifestError(t, i, a, err)
 			}
 		}
 		start := buf.Len()
-		if err := x.executeNested(p, td); err != nil {
-			return nil, manifestError(t, i, a, err)
+		if err := x.executeNested(p, t.plans[i], td); err != nil {
+			return manifestError(t, i, a, err)
 		}
 		if buf.Len() == start {
 			buf.Truncate(mark)
 		}
 	}
-	return append([]byte{}, buf.Bytes()...), nil
+	return nil
 }
 
 // manifestError locates an error of manifest i of a template and names the assignment.
@@ -247,10 +270,10 @@ func manifestError(t *compiledTemplate, i int, a *scheduling.Assignment, err err
 // executeNested executes a template, appending to buf, then renders its output again while it
 // contains `{{`, at most MaxNesting times, as the reference does without a bound. Every pass
 // writes through the assignment's output budget.
-func (x *executor) executeNested(p *template.Template, td *templateData) error {
+func (x *executor) executeNested(p *template.Template, plan compiledManifest, td *templateData) error {
 	buf := &x.buf
 	start := buf.Len()
-	if err := p.Execute(x.out, td); err != nil {
+	if err := x.executeFirst(p, plan, td); err != nil {
 		return err
 	}
 	if !needsMorePasses(buf.Bytes()[start:]) {
@@ -276,6 +299,21 @@ func (x *executor) executeNested(p *template.Template, td *templateData) error {
 	}
 	buf.WriteString(RestoreLiterals(out))
 	return nil
+}
+
+// executeFirst is the first pass of a manifest: its compiled form if it has one and that
+// succeeds, else text/template from the same budget and output.
+func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td *templateData) error {
+	if plan != nil {
+		left, output, start := x.b.left, x.b.output, x.buf.Len()
+		if plan.run(x, td) == nil {
+			x.ran++
+			return nil
+		}
+		x.b.left, x.b.output = left, output
+		x.buf.Truncate(start)
+	}
+	return p.Execute(x.out, td)
 }
 
 // needsMorePasses tells whether output must be rendered again or has literals to restore.

@@ -18,6 +18,9 @@ func groupFailures(list []*scheduling.Assignment, failed map[string]*scheduling.
 		first *scheduling.Error
 		keys  []string
 	}
+	if len(failed) == 0 {
+		return nil
+	}
 	groups := map[string]*group{}
 	var order []string
 	for _, a := range list {

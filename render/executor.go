@@ -17,10 +17,16 @@ type executor struct {
 	b      budget
 	funcs  template.FuncMap
 	clones map[*compiledTemplate][]*template.Template // the engine's parsed manifests → this executor's copies
-	buf    bytes.Buffer                               // the file being rendered
+	buf    bytes.Buffer                               // the files of the assignment being rendered
 	nested bytes.Buffer                               // the output of a nested pass
 	out    *limitedWriter                             // writes to buf
 	nout   *limitedWriter                             // writes to nested
+	ran    int                                        // manifests run compiled, for tests
+	td     templateData                               // what the assignment being rendered sees
+
+	targets       map[*scheduling.DeploymentTarget]*targetValues // escaped values of the targets seen
+	byClusterType map[*scheduling.ClusterType][]ctEntry          // config entries each cluster type leaves
+	sel           []int                                          // the config entries of the assignment
 }
 
 // acquire returns an executor not in use, making one when all are busy.
@@ -33,7 +39,8 @@ func (e *Engine) acquire() *executor {
 		return x
 	}
 	e.mu.Unlock()
-	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: map[*compiledTemplate][]*template.Template{}}
+	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: map[*compiledTemplate][]*template.Template{},
+		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType][]ctEntry{}}
 	x.funcs = e.boundedFuncMap(&x.b)
 	x.out, x.nout = &limitedWriter{&x.buf, &x.b}, &limitedWriter{&x.nested, &x.b}
 	return x

@@ -15,7 +15,8 @@ import (
 // TestIncrementalEqualsFull applies random edits of every kind to generated control planes
 // and checks, after every step, that the incremental result (computed from the previous
 // incremental result) is the full render's: same assignments, outputs, failures and errors,
-// and the same GitOps tree byte for byte.
+// and the same GitOps tree byte for byte. The incremental results run simple manifests
+// compiled, the full renders run every manifest with text/template.
 func TestIncrementalEqualsFull(t *testing.T) {
 	const seeds, steps = 6, 120
 	all := edits()
@@ -35,11 +36,12 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			done[e.kind+"/"+e.op]++
 			snap := scheduling.Load(w.inputs())
 			got, stats := render.Incremental(prev, snap)
-			want := render.Environment(snap)
+			want := render.Environment(snap, render.WithTextTemplateOnly())
 			where := fmt.Sprintf("seed %d step %d (%s %s)", seed, step, e.kind, e.op)
 			requireSameResult(t, want, got, where)
 			next := want.Apply(tree)
 			requireSameTree(t, next, got.Apply(tree), where)
+			requireDesiredIsTree(t, got.Desired(tree), tree, next, where)
 			if !stats.Full {
 				incremental++
 				rendered += stats.AssignmentsRendered
@@ -81,6 +83,28 @@ func requireSameTree(t *testing.T, want, got render.Tree, where string) {
 	for p, content := range want {
 		if !bytes.Equal(content, got[p]) {
 			t.Fatalf("%s: %s differs:\n%s\nwant:\n%s", where, p, got[p], content)
+		}
+	}
+}
+
+// requireDesiredIsTree checks that d, made from prev, is the tree want: its length, every file
+// walked once, and Get for every path of both trees.
+func requireDesiredIsTree(t *testing.T, d *render.Desired, prev, want render.Tree, where string) {
+	t.Helper()
+	require.Equal(t, len(want), d.Len(), where)
+	walked := render.Tree{}
+	require.NoError(t, d.Walk(func(p string, c []byte) error {
+		require.NotContains(t, walked, p, where)
+		walked[p] = c
+		return nil
+	}))
+	requireSameTree(t, want, walked, where)
+	for _, tree := range []render.Tree{prev, want} {
+		for p := range tree {
+			c, ok := d.Get(p)
+			w, inWant := want[p]
+			require.Equal(t, inWant, ok, "%s: %s", where, p)
+			require.True(t, bytes.Equal(w, c), "%s: %s", where, p)
 		}
 	}
 }

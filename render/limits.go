@@ -74,7 +74,14 @@ func (l Limits) withDefaults() Limits {
 type Option func(*options)
 
 type options struct {
-	limits Limits
+	limits       Limits
+	textTemplate bool // run every manifest with text/template, none compiled
+}
+
+// WithTextTemplateOnly runs every manifest with text/template, even those simple enough to be
+// compiled (see compiledManifest): the output is the same, only slower. Tests compare both.
+func WithTextTemplateOnly() Option {
+	return func(o *options) { o.textTemplate = true }
 }
 
 // WithLimits sets the rendering limits; unset fields keep their defaults.

@@ -25,7 +25,7 @@ type Result struct {
 	Root        string // the GitOps path below which the app writes ("" for the repository root)
 	HasTarget   bool   // false when the environment has no usable GitOpsRepo: nothing may be written
 	Assignments []*scheduling.Assignment
-	Outputs     map[string]map[string][]byte // assignment key → file name → content
+	Outputs     map[string]Files             // assignment key → its files
 	Failed      map[string]*scheduling.Error // assignment key → why it did not render
 	Errors      scheduling.Errors            // every problem: loading, scheduling and rendering
 }
@@ -33,7 +33,7 @@ type Result struct {
 // Environment schedules a snapshot and renders every assignment, in parallel, within the
 // limits of the options (DefaultLimits without).
 func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
-	res := &Result{Snapshot: snap, Outputs: map[string]map[string][]byte{}, Failed: map[string]*scheduling.Error{}}
+	res := &Result{Snapshot: snap, Outputs: map[string]Files{}, Failed: map[string]*scheduling.Error{}}
 	res.Errors = append(res.Errors, snap.Errors...)
 	if snap.GitOpsRepo != nil {
 		root, err := scheduling.SubPath(snap.GitOpsRepo.Spec.Path)
@@ -44,7 +44,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 		}
 	}
 	res.Assignments = scheduling.Schedule(snap)
-	res.Outputs = make(map[string]map[string][]byte, len(res.Assignments))
+	res.Outputs = make(map[string]Files, len(res.Assignments))
 	res.renderAll(NewEngine(snap, opts...), res.Assignments)
 	res.Errors = res.Errors.Sorted()
 	return res
@@ -73,15 +73,15 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 	case <-deadline.C:
 		e.expired.Store(true)
 	}
-	files, errs := c.close()
+	files, errs, keys := c.close()
 	for i, a := range list {
 		switch {
 		case errs[i] != nil:
 			r.Failed[a.Key()] = errs[i]
-		case files[i] == nil:
+		case files[i].data == nil:
 			r.Failed[a.Key()] = e.timeoutFailure(a)
 		default:
-			r.Outputs[a.Key()] = files[i]
+			r.Outputs[keys[i]] = files[i]
 		}
 	}
 	r.Errors = append(r.Errors, groupFailures(list, r.Failed)...)
@@ -93,23 +93,25 @@ type collector struct {
 	mu     sync.Mutex
 	next   int
 	closed bool
-	files  []map[string][]byte
+	files  []Files
 	errs   []*scheduling.Error
+	keys   []string // the keys of the assignments rendered, made by the workers
 }
 
 // chunk is how many assignments a worker takes at a time.
 const chunk = 64
 
 func newCollector(n int) *collector {
-	return &collector{files: make([]map[string][]byte, n), errs: make([]*scheduling.Error, n)}
+	return &collector{files: make([]Files, n), errs: make([]*scheduling.Error, n), keys: make([]string, n)}
 }
 
 // work renders chunks of list until there are none left or the collector is closed.
 func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
 	x := e.acquire()
 	defer e.release(x)
-	var files [chunk]map[string][]byte
+	var files [chunk]Files
 	var errs [chunk]*scheduling.Error
+	var keys [chunk]string
 	for {
 		c.mu.Lock()
 		i := c.next
@@ -122,22 +124,24 @@ func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
 		end := min(i+chunk, len(list))
 		for j := i; j < end; j++ {
 			files[j-i], errs[j-i] = x.render(list[j])
+			keys[j-i] = list[j].Key()
 		}
 		c.mu.Lock()
 		if !c.closed {
 			copy(c.files[i:end], files[:end-i])
 			copy(c.errs[i:end], errs[:end-i])
+			copy(c.keys[i:end], keys[:end-i])
 		}
 		c.mu.Unlock()
 	}
 }
 
-// close stops accepting results and returns them.
-func (c *collector) close() ([]map[string][]byte, []*scheduling.Error) {
+// close stops accepting results and returns them: files, errors and keys by assignment.
+func (c *collector) close() ([]Files, []*scheduling.Error, []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
-	return c.files, c.errs
+	return c.files, c.errs, c.keys
 }
 
 // Apply returns the GitOps tree that should replace prev: every rendered assignment exactly,
@@ -150,27 +154,7 @@ func (r *Result) Apply(prev Tree) Tree {
 	if !r.HasTarget {
 		return prev
 	}
-	prefix := dirPrefix(r.Root)
-	keep := r.keeper(r.managedFolders(prev, prefix))
-	out := make(Tree, len(prev)+len(r.Snapshot.ClusterTypes)+3*len(r.Outputs)+1)
-	for p, c := range prev {
-		rel, inside := strings.CutPrefix(p, prefix)
-		if !inside || keep(rel) {
-			out[p] = c
-		}
-	}
-	for _, ct := range r.Snapshot.ClusterTypes {
-		out[prefix+ct.Name+"/README.md"] = []byte(ReadmeText)
-	}
-	for key, files := range r.Outputs {
-		for name, content := range files {
-			out[prefix+key+"/"+name] = content
-		}
-	}
-	if br := r.Snapshot.BaseRepo; br != nil && br.Spec.Commit != "" {
-		out[prefix+PromotedCommitPath] = []byte(br.Spec.Commit)
-	}
-	return out
+	return r.Desired(prev).Tree()
 }
 
 func dirPrefix(root string) string {
@@ -216,7 +200,7 @@ func (r *Result) keeper(managed map[string]bool) func(rel string) bool {
 		switch {
 		case len(segs) == 1 || strings.HasPrefix(segs[0], ".") || !managed[segs[0]]:
 			return true // the GitOps repo's own files
-		case len(segs) == 3 && r.Outputs[segs[0]+"/"+segs[1]] != nil:
+		case len(segs) == 3 && r.Outputs[segs[0]+"/"+segs[1]].data != nil:
 			return false // rewritten exactly
 		case len(segs) == 3 && r.Failed[segs[0]+"/"+segs[1]] != nil:
 			return true // last good output of a failing assignment

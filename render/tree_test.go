@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,7 @@ func applyFixture(incomplete bool) *Result {
 	}
 	return &Result{
 		Snapshot: snap, Root: "clusters", HasTarget: true,
-		Outputs: map[string]map[string][]byte{"large/app-web": {"reconciler.yaml": []byte("new")}},
+		Outputs: map[string]Files{"large/app-web": {data: []byte("new"), ns: 3, cfg: 3}},
 		Failed:  map[string]*scheduling.Error{},
 	}
 }
@@ -54,4 +55,33 @@ func TestApplyTouchesOnlyManagedFolders(t *testing.T) {
 	kept := applyFixture(true).Apply(prev)
 	require.Contains(t, kept, "clusters/large/app-gone/reconciler.yaml", "an incomplete snapshot removes nothing")
 	require.Contains(t, kept, "clusters/retired/app/reconciler.yaml")
+}
+
+// Desired walks every file once, stops at the first error, and keeps everything when the
+// environment has no GitOps target.
+func TestDesiredWalkAndNoTarget(t *testing.T) {
+	prev := Tree{"clusters/README.md": []byte("root"), "clusters/large/app-web/reconciler.yaml": []byte("old")}
+	d := applyFixture(false).Desired(prev)
+	require.Equal(t, 4, d.Len(), "a README, the root README kept, a reconciler and an empty namespace")
+	var walked []string
+	stop := errors.New("stop")
+	err := d.Walk(func(p string, _ []byte) error {
+		walked = append(walked, p)
+		if len(walked) == 2 {
+			return stop
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, []string{"clusters/README.md", "clusters/large/README.md"}, walked)
+
+	r := applyFixture(false)
+	r.HasTarget = false
+	d = r.Desired(prev)
+	require.Equal(t, 2, d.Len())
+	c, ok := d.Get("clusters/large/app-web/reconciler.yaml")
+	require.True(t, ok)
+	require.Equal(t, "old", string(c))
+	_, ok = d.Get("clusters/large/README.md")
+	require.False(t, ok)
 }

@@ -58,7 +58,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		"Generates a synthetic control plane in memory (the sample's templates, cluster types alternating\n"+
 			"between arc-flux and argocd, label-matched platform configs, policies that together assign every\n"+
 			"deployment target to every cluster type), then loads, schedules and renders it and applies the result\n"+
-			"to an empty GitOps tree. Prints the time of each step (best of --runs, by full time), the allocations\n"+
+			"to an empty GitOps tree (render.Desired, as render --out writes it). Prints the time of each step (best of --runs, by full time), the allocations\n"+
 			"of that run, the peak resident memory of the process and GOMAXPROCS.\n\n"+
 			"Then makes the changes a push would make, one after the other, and renders each from the previous\n"+
 			"result as the app does (render.Incremental): a platform config of one cluster type, one workload,\n"+
@@ -143,8 +143,9 @@ func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) 
 	return best, nil
 }
 
-// benchOnce loads, schedules, renders and applies the fleet once. The schedule time is
-// measured on its own, after the full run; the render time is the rest of render.Environment.
+// benchOnce loads, schedules, renders and applies the fleet once (the tree render --out
+// would write into an empty folder). The schedule time is measured on its own, after the
+// full run; the render time is the rest of render.Environment.
 func benchOnce(f *fleet.Fleet) (benchResult, *render.Result, error) {
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -154,7 +155,7 @@ func benchOnce(f *fleet.Fleet) (benchResult, *render.Result, error) {
 	loaded := time.Now()
 	res := render.Environment(snap)
 	rendered := time.Now()
-	tree := res.Apply(render.Tree{})
+	tree := res.Desired(render.Tree{})
 	applied := time.Now()
 	runtime.ReadMemStats(&after)
 
@@ -168,7 +169,7 @@ func benchOnce(f *fleet.Fleet) (benchResult, *render.Result, error) {
 		ClusterTypes:      len(snap.ClusterTypes),
 		DeploymentTargets: len(snap.Targets),
 		Assignments:       len(res.Assignments),
-		Files:             len(tree),
+		Files:             tree.Len(),
 		LoadSeconds:       loaded.Sub(start).Seconds(),
 		ScheduleSeconds:   schedule.Seconds(),
 		RenderSeconds:     max(rendered.Sub(loaded)-schedule, 0).Seconds(),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/render"
 )
 
 const (
@@ -113,4 +117,26 @@ func TestConformancePinnedOldMain(t *testing.T) {
 	require.Regexp(t, `templates/scheduler_v1alpha1_template_arc-flux.yaml:10: Template "arc-flux": spec.manifests\[0\]: expected a string, got a mapping`, stderr)
 	want := readDir(t, filepath.Join(sampleDir, "derived/pinned-base-repo/dev"))
 	require.Equal(t, want, readDir(t, out))
+}
+
+// TestConformanceBothExecutionPaths renders the sample with main HEAD promoted with simple
+// manifests compiled and with text/template alone: both give the reference's tree.
+func TestConformanceBothExecutionPaths(t *testing.T) {
+	for _, env := range []string{"dev", "stage"} {
+		in := inputFlags{mainDir: filepath.Join(sampleDir, "input/control-plane/main"), envDir: pinnedEnvDir(t, env, mainHeadID),
+			workloadsDir: filepath.Join(sampleDir, "input/workload-sources"), githubURL: gitsource.DefaultGitHubURL}
+		snap, _, err := in.load(io.Discard)
+		require.NoError(t, err)
+		want := readDir(t, filepath.Join(sampleDir, "derived/main-head-promoted", env))
+		delete(want, "large/observability-prometheus/config.yaml")
+		for name, opts := range map[string][]render.Option{"compiled": nil, "text/template": {render.WithTextTemplateOnly()}} {
+			res := render.Environment(snap, opts...)
+			require.Empty(t, res.Errors, name)
+			got := map[string]string{}
+			for p, c := range res.Apply(render.Tree{}) {
+				got[p] = string(c)
+			}
+			require.Equal(t, want, got, "%s %s", env, name)
+		}
+	}
 }

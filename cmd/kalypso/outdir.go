@@ -63,23 +63,31 @@ func readOutTree(dir string) (render.Tree, error) {
 // errSymlinkedFolder is returned when a folder render would write into is a symbolic link.
 var errSymlinkedFolder = errors.New("is a symbolic link: render does not write through symbolic links")
 
-// writeTree makes dir hold next instead of prev: changed files are replaced atomically,
-// removed ones deleted (each named on log) along with folders left empty.
-func writeTree(dir string, prev, next render.Tree, log io.Writer) (written, removed int, err error) {
-	for _, p := range next.SortedPaths() {
-		if old, ok := prev[p]; ok && bytes.Equal(old, next[p]) {
-			continue
+// writeTree makes dir hold next instead of prev: new files are written, changed ones replaced
+// atomically (see folderWriter), removed ones deleted (each named on log) along with folders
+// left empty.
+func writeTree(dir string, prev render.Tree, next *render.Desired, log io.Writer) (written, removed int, err error) {
+	prevPaths := prev.SortedPaths()
+	w, err := newFolderWriter(dir, prevPaths)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = next.Walk(func(p string, content []byte) error {
+		old, exists := prev[p]
+		if exists && bytes.Equal(old, content) {
+			return nil
 		}
-		if err := refuseSymlinkedFolders(dir, p); err != nil {
-			return written, removed, err
-		}
-		if err := writeFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), next[p]); err != nil {
-			return written, removed, err
+		if err := w.write(p, content, exists); err != nil {
+			return err
 		}
 		written++
+		return nil
+	})
+	if err != nil {
+		return written, removed, err
 	}
-	for _, p := range prev.SortedPaths() {
-		if _, ok := next[p]; ok {
+	for _, p := range prevPaths {
+		if _, ok := next.Get(p); ok {
 			continue
 		}
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -91,44 +99,6 @@ func writeTree(dir string, prev, next render.Tree, log io.Writer) (written, remo
 		pruneEmpty(dir, filepath.Dir(full))
 	}
 	return written, removed, nil
-}
-
-// refuseSymlinkedFolders fails when a folder between dir and the slash path rel is a symbolic link.
-func refuseSymlinkedFolders(dir, rel string) error {
-	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		folder := filepath.Join(dir, filepath.FromSlash(strings.Join(parts[:i], "/")))
-		if st, err := os.Lstat(folder); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("write %s: %s %w", rel, folder, errSymlinkedFolder)
-		}
-	}
-	return nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create folder for %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kalypso-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // pruneEmpty removes empty folders from d up to (not including) root.

@@ -44,8 +44,7 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kalypso render: flag --out: %v\n", err)
 		return 2
 	}
-	next := res.Apply(prev)
-	written, removed, err := writeTree(out, prev, next, stdout)
+	written, removed, err := writeTree(out, prev, res.Desired(prev), stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso render: %v\n", err)
 		return 1

@@ -48,7 +48,7 @@ spec:
 		}
 		var want strings.Builder
 		require.NoError(t, direct.Execute(&want, data))
-		require.Equal(t, want.String(), string(res.Outputs[a.Key()][render.ConfigFileYAML]), a.Key())
+		require.Equal(t, want.String(), string(res.Outputs[a.Key()].File(render.ConfigFileYAML)), a.Key())
 	}
 }
 

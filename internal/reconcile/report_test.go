@@ -34,9 +34,9 @@ func errAt(file string, line int, object, msg string) *scheduling.Error {
 
 // outcome is an environment's outcome with assignments rendered and errors.
 func outcome(assignments int, errs ...*scheduling.Error) *Outcome {
-	res := &render.Result{Outputs: map[string]map[string][]byte{}, Failed: map[string]*scheduling.Error{}, Errors: errs, HasTarget: true}
+	res := &render.Result{Outputs: map[string]render.Files{}, Failed: map[string]*scheduling.Error{}, Errors: errs, HasTarget: true}
 	for i := range assignments {
-		res.Outputs[fmt.Sprint(i)] = nil
+		res.Outputs[fmt.Sprint(i)] = render.Files{}
 	}
 	return &Outcome{Env: devEnv, Result: res, GitOps: gitopsR, Base: "dev"}
 }
