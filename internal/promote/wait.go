@@ -12,9 +12,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
-	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
