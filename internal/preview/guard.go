@@ -3,6 +3,7 @@ package preview
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kalypso-gitops/kalypso/render"
@@ -147,4 +148,42 @@ func sameFiles(old, cur []string, prev, next render.Tree) bool {
 		}
 	}
 	return true
+}
+
+// Count is how many assignments of one cluster type a change adds, changes and removes.
+type Count struct {
+	ClusterType             string
+	Added, Changed, Removed int
+}
+
+// ByClusterType counts the added, changed and removed assignments of each cluster type that
+// has any, sorted by cluster type.
+func ByClusterType(prev, next render.Tree, root string) []Count {
+	before, after := assignments(prev, root), assignments(next, root)
+	counts := map[string]*Count{}
+	get := func(key string) *Count {
+		ct, _, _ := strings.Cut(key, "/")
+		if counts[ct] == nil {
+			counts[ct] = &Count{ClusterType: ct}
+		}
+		return counts[ct]
+	}
+	for key, files := range after {
+		if old, ok := before[key]; !ok {
+			get(key).Added++
+		} else if !sameFiles(old, files, prev, next) {
+			get(key).Changed++
+		}
+	}
+	for key := range before {
+		if _, ok := after[key]; !ok {
+			get(key).Removed++
+		}
+	}
+	out := make([]Count, 0, len(counts))
+	for _, c := range counts {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ClusterType < out[j].ClusterType })
+	return out
 }

@@ -91,3 +91,10 @@ func TestMarkdownFenceOutlastsBackticksInContent(t *testing.T) {
 	got := Markdown([]Section{{Name: "ct/a", Summary: "1 file added", Diff: "+```\n+</details>\n"}}, MaxCheckRunText, "")
 	require.Contains(t, got, "````diff\n+```\n+</details>\n````")
 }
+
+func TestByClusterType(t *testing.T) {
+	prev := fleet(fleet(render.Tree{}, "small", 3, "v1\n"), "large", 2, "v1\n")
+	next := fleet(fleet(render.Tree{}, "small", 2, "v1\n"), "large", 4, "v1\n")
+	next["gitops/small/t000/namespace.yaml"] = []byte("v2\n")
+	require.Equal(t, []Count{{ClusterType: "large", Added: 2}, {ClusterType: "small", Changed: 1, Removed: 1}}, ByClusterType(prev, next, "gitops"))
+}
