@@ -43,7 +43,7 @@ func newFake() *fake {
 	return &fake{envs: []envref.EnvInfo{envInfo("dev"), envInfo("stage")}, failEnv: map[string]error{}, errors: map[string]int{}}
 }
 
-func (f *fake) core() *Core { return &Core{Reconciler: f, Index: f, Promoter: f} }
+func (f *fake) core() *Core { return &Core{Reconciler: f, Index: f, Promoter: f, Previews: f} }
 
 func (f *fake) logf(format string, args ...any) { f.log = append(f.log, fmt.Sprintf(format, args...)) }
 
@@ -155,4 +155,16 @@ func inst() *github.Installation { return &github.Installation{ID: github.Int64(
 
 func repository(r envref.Repo) *github.Repository {
 	return &github.Repository{Owner: &github.User{Login: github.String(r.Owner)}, Name: github.String(r.Name)}
+}
+
+// Preview implements Previewer.
+func (f *fake) Preview(_ context.Context, env envref.Env, pr reconcile.PullRequest, as reconcile.PreviewTarget) (*reconcile.Preview, error) {
+	f.logf("preview %s of %s#%d at %s as %d", env.Name, pr.Repo, pr.Number, pr.HeadSHA, as)
+	return &reconcile.Preview{Env: env}, f.failEnv[env.Name]
+}
+
+// ReportPreview implements Previewer.
+func (f *fake) ReportPreview(_ context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error) {
+	f.logf("report preview %s on %s failure=%v", env.Name, pr.HeadSHA, failure != nil)
+	return &github.CheckRun{}, nil
 }

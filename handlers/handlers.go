@@ -40,11 +40,19 @@ type Promoter interface {
 	Wake()
 }
 
-// Core is what the handlers share: the reconciler, the repository index and the promoter.
+// Previewer previews pull requests (see reconcile.Reconciler.Preview).
+type Previewer interface {
+	Preview(ctx context.Context, env envref.Env, pr reconcile.PullRequest, as reconcile.PreviewTarget) (*reconcile.Preview, error)
+	ReportPreview(ctx context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error)
+}
+
+// Core is what the handlers share: the reconciler, the repository index and the promoter, and
+// the previewer of pull requests (nil: pull requests are not previewed).
 type Core struct {
 	Reconciler Reconciler
 	Index      Index
 	Promoter   Promoter
+	Previews   Previewer
 }
 
 // reconcileAndReport reconciles environments and reports each on a commit when one is given.

@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+)
+
+var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// wantsPreview reports whether an event asks for a new preview: an open pull request opened,
+// reopened, pushed to, or moved to another base. Closed ones get nothing more.
+func wantsPreview(ev *github.PullRequestEvent) bool {
+	if ev.GetPullRequest().GetState() != "open" {
+		return false
+	}
+	switch ev.GetAction() {
+	case "opened", "synchronize", "reopened":
+		return true
+	case "edited":
+		return ev.GetChanges().GetBase() != nil
+	}
+	return false
+}
+
+// preview previews an open pull request into a declared control plane: into an environment
+// branch, that environment; into main, every environment of the control plane as if main
+// were pinned at the pull request's result. One check run per environment on the head commit.
+func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) error {
+	repo, pr := repoOf(ev.GetRepo()), ev.GetPullRequest()
+	if h.Previews == nil || !h.Index.Declared(repo) {
+		return nil
+	}
+	head := pr.GetHead().GetSHA()
+	if !commitSHA.MatchString(head) || pr.GetNumber() <= 0 {
+		return fmt.Errorf("pull request #%d of %s: head %q is not a commit", pr.GetNumber(), repo, head)
+	}
+	inst := githubapp.GetInstallationIDFromEvent(ev)
+	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
+	req := reconcile.PullRequest{Installation: inst, Repo: repo, Number: pr.GetNumber(), HeadSHA: head, Base: pr.GetBase().GetRef()}
+	as := reconcile.AsEnvironmentBranch
+	if req.Base == gitsource.MainBranch {
+		as = reconcile.AsMain
+	}
+	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
+		return e.Env.ControlPlane == repo && (as == reconcile.AsMain || e.Branch == req.Base)
+	})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range envs {
+		p, err := h.Previews.Preview(ctx, e.Env, req, as)
+		if err != nil {
+			zerolog.Ctx(ctx).Error().Err(err).Str("environment", e.Env.Name).Int("pull_request", req.Number).Msg("preview failed")
+		}
+		if _, rerr := h.Previews.ReportPreview(ctx, req, e.Env, p, err); rerr != nil {
+			errs = append(errs, fmt.Errorf("preview of %s: %w", e.Env.Name, rerr))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPullRequestPreviews(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	event := func(repo, base, action, state string) *github.PullRequestEvent {
+		return &github.PullRequestEvent{Action: github.String(action), Installation: inst(), Repo: repository(plane),
+			PullRequest: &github.PullRequest{Number: github.Int(7), State: github.String(state),
+				Head: &github.PullRequestBranch{SHA: github.String(sha)}, Base: &github.PullRequestBranch{Ref: github.String(base)}}}
+	}
+	baseChanged := event("cp", "stage", "edited", "open")
+	baseChanged.Changes = &github.EditChange{Base: &github.EditBase{Ref: &github.EditRef{From: github.String("dev")}}}
+	cases := map[string]struct {
+		event *github.PullRequestEvent
+		want  []string
+	}{
+		"into an environment branch": {event("cp", "dev", "opened", "open"), []string{
+			"preview dev of org/cp#7 at " + sha + " as 0", "report preview dev on " + sha + " failure=false"}},
+		"into main, every environment": {event("cp", "main", "synchronize", "open"), []string{
+			"preview dev of org/cp#7 at " + sha + " as 1", "report preview dev on " + sha + " failure=false",
+			"preview stage of org/cp#7 at " + sha + " as 1", "report preview stage on " + sha + " failure=false"}},
+		"reopened":            {event("cp", "stage", "reopened", "open"), []string{"preview stage of org/cp#7 at " + sha + " as 0", "report preview stage on " + sha + " failure=false"}},
+		"base changed":        {baseChanged, []string{"preview stage of org/cp#7 at " + sha + " as 0", "report preview stage on " + sha + " failure=false"}},
+		"title edited":        {event("cp", "dev", "edited", "open"), nil},
+		"closed":              {event("cp", "dev", "closed", "closed"), nil},
+		"synchronize, closed": {event("cp", "dev", "synchronize", "closed"), nil},
+		"another branch":      {event("cp", "feature", "opened", "open"), nil},
+		"labeled":             {event("cp", "dev", "labeled", "open"), nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFake()
+			require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, tc.event)))
+			require.Equal(t, tc.want, f.log)
+		})
+	}
+
+	f := newFake()
+	undeclared := event("cp", "dev", "opened", "open")
+	undeclared.Repo = repository(stranger)
+	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, undeclared)))
+	require.Empty(t, f.log, "a repository the operator did not declare is not previewed")
+
+	f.failEnv["dev"] = errors.New("boom")
+	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, event("cp", "dev", "opened", "open"))))
+	require.Contains(t, f.log, "report preview dev on "+sha+" failure=true", "a failed preview is reported")
+
+	bad := event("cp", "dev", "opened", "open")
+	bad.PullRequest.Head.SHA = github.String("../x")
+	require.Error(t, PullRequest{Core: newFake().core()}.Handle(context.Background(), "pull_request", "d", payload(t, bad)))
+}
