@@ -32,12 +32,13 @@ func wantsPreview(ev *github.PullRequestEvent) bool {
 	return false
 }
 
-// preview previews an open pull request into a declared control plane: into an environment
-// branch, that environment; into main, every environment of the control plane as if main
-// were pinned at the pull request's result. One check run per environment on the head commit.
+// preview previews an open pull request: into an environment branch of a declared control
+// plane, that environment; into its main, every environment of the control plane as if main
+// were pinned at the pull request's result; into a registered branch of a workload
+// repository, every environment that reads it. One check run per environment on the head commit.
 func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) error {
 	repo, pr := repoOf(ev.GetRepo()), ev.GetPullRequest()
-	if h.Previews == nil || !h.Index.Declared(repo) {
+	if h.Previews == nil {
 		return nil
 	}
 	head := pr.GetHead().GetSHA()
@@ -47,11 +48,11 @@ func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) e
 	inst := githubapp.GetInstallationIDFromEvent(ev)
 	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
 	req := reconcile.PullRequest{Installation: inst, Repo: repo, Number: pr.GetNumber(), HeadSHA: head, Base: pr.GetBase().GetRef()}
-	as := reconcile.AsEnvironmentBranch
-	if req.Base == gitsource.MainBranch {
-		as = reconcile.AsMain
-	}
+	as := previewTarget(h.Index.Declared(repo), req.Base)
 	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
+		if as == reconcile.AsWorkload {
+			return e.ReadsWorkload(repo, req.Base)
+		}
 		return e.Env.ControlPlane == repo && (as == reconcile.AsMain || e.Branch == req.Base)
 	})
 	if err != nil {
@@ -68,4 +69,15 @@ func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) e
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// previewTarget says what a pull request into base is previewed as.
+func previewTarget(controlPlane bool, base string) reconcile.PreviewTarget {
+	switch {
+	case !controlPlane:
+		return reconcile.AsWorkload
+	case base == gitsource.MainBranch:
+		return reconcile.AsMain
+	}
+	return reconcile.AsEnvironmentBranch
 }

@@ -48,7 +48,14 @@ func TestPullRequestPreviews(t *testing.T) {
 	undeclared := event("cp", "dev", "opened", "open")
 	undeclared.Repo = repository(stranger)
 	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, undeclared)))
-	require.Empty(t, f.log, "a repository the operator did not declare is not previewed")
+	require.Empty(t, f.log, "a repository neither declared nor registered is not previewed")
+
+	workload := event("svc", "main", "opened", "open")
+	workload.Repo = repository(svc)
+	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, workload)))
+	require.Equal(t, []string{"preview dev of team/svc#7 at " + sha + " as 2", "report preview dev on " + sha + " failure=false",
+		"preview stage of team/svc#7 at " + sha + " as 2", "report preview stage on " + sha + " failure=false"}, f.log, "every environment reading the branch")
+	f.log = nil
 
 	f.failEnv["dev"] = errors.New("boom")
 	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, event("cp", "dev", "opened", "open"))))

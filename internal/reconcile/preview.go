@@ -31,6 +31,7 @@ type PreviewTarget int
 const (
 	AsEnvironmentBranch PreviewTarget = iota // the environment's branch
 	AsMain                                   // main, as if pinned into the environment
+	AsWorkload                               // a registered branch of a workload repository
 )
 
 // Preview is what a pull request would do to one environment. Nothing is written anywhere.
@@ -38,7 +39,7 @@ type Preview struct {
 	Env        envref.Env
 	Read       string         // "merge" (GitHub's test merge) or "head"
 	Commit     string         // the commit read
-	AsMain     bool           // the commit was read as main, not as the environment branch
+	As         PreviewTarget  // what the commit was read as
 	Proposed   *render.Result // the environment with the pull request
 	Prev, Next render.Tree    // the environment's GitOps tree without and with it
 	Plan       *render.Plan
@@ -60,20 +61,28 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	out := &Preview{Env: env}
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
 	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}
+	nextWS := ws
+	out.As = as
+	if as == AsWorkload {
+		nextWS = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
+	}
 	err = r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
-		commit, which, err := s.FetchPull(pr.Number)
-		if err != nil {
-			return err
-		}
-		out.Read, out.Commit, out.AsMain = which, commit.String(), as == AsMain
+		var err error
 		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash); err != nil {
 			return err
 		}
-		mainAt, envAt := plumbing.ZeroHash, commit
-		if as == AsMain {
-			mainAt, envAt = commit, plumbing.ZeroHash
+		mainAt, envAt := plumbing.ZeroHash, plumbing.ZeroHash
+		if as != AsWorkload {
+			commit, which, err := s.FetchPull(pr.Number)
+			if err != nil {
+				return err
+			}
+			out.Read, out.Commit = which, commit.String()
+			if mainAt, envAt = plumbing.ZeroHash, commit; as == AsMain {
+				mainAt, envAt = commit, plumbing.ZeroHash
+			}
 		}
-		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, mainAt, envAt); err != nil {
+		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, nextWS, mainAt, envAt); err != nil {
 			return err
 		}
 		limits, err = guardOnMain(s, env.Name)

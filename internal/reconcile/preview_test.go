@@ -111,3 +111,41 @@ func TestPreviewAppliesTheGuardFromMain(t *testing.T) {
 	require.Equal(t, "failure", run.GetConclusion())
 	require.Regexp(t, `the change changes \d+ of \d+ assignments \([0-9.]+%\), more than maxChanged 0`, run.GetOutput().GetSummary())
 }
+
+func TestPreviewOfAWorkloadPullRequest(t *testing.T) {
+	t.Parallel()
+	s := seedSample(t)
+	g := ghfake.New()
+	r := New(s.cache, ghfake.Installations{GitHub: g})
+	file := "workloads/observability.yaml"
+	changed := strings.Replace(s.remotes.File(sampleWorkload, "main", file), "path: ./prometheus", "path: ./prometheus-v2", 1)
+	s.remotes.SetHead(sampleWorkload, "pr-tmp", s.remotes.Head(sampleWorkload, "main"))
+	head := s.remotes.Commit(sampleWorkload, "pr-tmp", map[string]*string{file: &changed}, "change")
+	s.remotes.SetHead(sampleWorkload, "pr-tmp", "")
+	s.remotes.SetRef(sampleWorkload, "refs/pull/4/head", head)
+	pr := PullRequest{Installation: 1, Repo: sampleWorkload, Number: 4, HeadSHA: head, Base: "main"}
+
+	p, err := r.Preview(context.Background(), sampleDev, pr, AsWorkload)
+	require.NoError(t, err)
+	require.Equal(t, head, p.Commit)
+	require.Equal(t, 1, p.Blast.Changed)
+	run, err := r.ReportPreview(context.Background(), pr, sampleDev, p, nil)
+	require.NoError(t, err)
+	require.Equal(t, "success", run.GetConclusion())
+	require.Contains(t, run.GetOutput().GetText(), "-  path: \"./prometheus\" \n+  path: \"./prometheus-v2\" \n")
+
+	broken := "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: observability\nspec:\n  deploymentTargets: 3\n"
+	s.remotes.SetHead(sampleWorkload, "pr-tmp", s.remotes.Head(sampleWorkload, "main"))
+	head = s.remotes.Commit(sampleWorkload, "pr-tmp", map[string]*string{file: &broken}, "break")
+	s.remotes.SetRef(sampleWorkload, "refs/pull/4/head", head)
+	pr.HeadSHA = head
+	p, err = r.Preview(context.Background(), sampleDev, pr, AsWorkload)
+	require.NoError(t, err)
+	run, err = r.ReportPreview(context.Background(), pr, sampleDev, p, nil)
+	require.NoError(t, err)
+	require.Equal(t, "failure", run.GetConclusion())
+	anns := g.Annotations[run.GetID()]
+	require.NotEmpty(t, anns)
+	require.Equal(t, file, anns[0].GetPath())
+	require.Equal(t, 6, anns[0].GetStartLine())
+}

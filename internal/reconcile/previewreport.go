@@ -23,10 +23,12 @@ func PreviewExternalID(controlPlane envref.Repo, env string) string {
 }
 
 // PreviewConclusion is failure for an error or a guard limit exceeded, neutral when the
-// environment does not change, success otherwise.
-func PreviewConclusion(p *Preview, failure error) string {
+// environment does not change, success otherwise. ownErrors counts the errors that fail it: all
+// of them for a control plane, those in its own files for a workload repository, so that one
+// team's broken files never fail another team's pull request.
+func PreviewConclusion(p *Preview, ownErrors int, failure error) string {
 	switch {
-	case failure != nil || len(p.Proposed.Errors) > 0 || len(p.Violations) > 0:
+	case failure != nil || ownErrors > 0 || len(p.Violations) > 0:
 		return "failure"
 	case p.Plan.Empty():
 		return "neutral"
@@ -70,15 +72,25 @@ func previewContent(pr PullRequest, p *Preview, failure error) (checkContent, []
 		return checkContent{Conclusion: "failure", Title: "could not preview " + p.Env.Name, Summary: truncate("**Error:** "+msg+"\n", maxOutputText)}, nil
 	}
 	c := Commit{Repo: pr.Repo, SHA: pr.HeadSHA, Prefixes: []string{pr.Base + ":"}}
-	if p.AsMain {
+	own := len(p.Proposed.Errors)
+	switch p.As {
+	case AsMain:
 		c.Prefixes = []string{gitsource.MainPrefix(p.Commit)}
+	case AsWorkload:
+		c.Prefixes = []string{WorkloadPrefix(pr.Repo, pr.Base)}
+		own = 0
+		for _, e := range p.Proposed.Errors {
+			if _, ok := ownPath(c, e.Pos.File); ok {
+				own++
+			}
+		}
 	}
 	annotations, others := annotate(c, &Outcome{Env: p.Env, Result: p.Proposed}, nil)
 	summary := truncate(previewSummary(p), maxOutputText)
 	hint := fmt.Sprintf("To see everything, run `kalypso plan --diff` for environment %s with the pull request's branch checked out.", p.Env.Name)
 	budget := preview.MaxCheckRunText - len(others) - 64
 	text := others + preview.Markdown(preview.Sections(p.Plan, p.Prev, p.Next, p.Proposed.Root), budget, hint)
-	return checkContent{Conclusion: PreviewConclusion(p, nil), Title: previewTitle(p), Summary: summary, Text: text, Annotations: len(annotations)}, annotations
+	return checkContent{Conclusion: PreviewConclusion(p, own, nil), Title: previewTitle(p), Summary: summary, Text: text, Annotations: len(annotations)}, annotations
 }
 
 func previewTitle(p *Preview) string {
