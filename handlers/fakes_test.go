@@ -166,5 +166,15 @@ func (f *fake) Preview(_ context.Context, env envref.Env, pr reconcile.PullReque
 // ReportPreview implements Previewer.
 func (f *fake) ReportPreview(_ context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error) {
 	f.logf("report preview %s on %s failure=%v", env.Name, pr.HeadSHA, failure != nil)
-	return &github.CheckRun{}, nil
+	return &github.CheckRun{Conclusion: github.String("success")}, nil
+}
+
+// CommentPreviews implements Previewer.
+func (f *fake) CommentPreviews(_ context.Context, pr reconcile.PullRequest, lines []reconcile.PreviewLine) error {
+	var envs []string
+	for _, l := range lines {
+		envs = append(envs, l.Env+" "+l.Conclusion)
+	}
+	f.logf("comment on #%d: %s", pr.Number, strings.Join(envs, ", "))
+	return nil
 }

@@ -44,15 +44,18 @@ type Promoter interface {
 type Previewer interface {
 	Preview(ctx context.Context, env envref.Env, pr reconcile.PullRequest, as reconcile.PreviewTarget) (*reconcile.Preview, error)
 	ReportPreview(ctx context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error)
+	CommentPreviews(ctx context.Context, pr reconcile.PullRequest, lines []reconcile.PreviewLine) error
 }
 
 // Core is what the handlers share: the reconciler, the repository index and the promoter, and
-// the previewer of pull requests (nil: pull requests are not previewed).
+// the previewer of pull requests (nil: pull requests are not previewed), which also keeps one
+// comment per pull request when PreviewComments is set.
 type Core struct {
-	Reconciler Reconciler
-	Index      Index
-	Promoter   Promoter
-	Previews   Previewer
+	Reconciler      Reconciler
+	Index           Index
+	Promoter        Promoter
+	Previews        Previewer
+	PreviewComments bool
 }
 
 // reconcileAndReport reconciles environments and reports each on a commit when one is given.

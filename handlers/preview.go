@@ -59,13 +59,22 @@ func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) e
 		return err
 	}
 	var errs []error
+	var lines []reconcile.PreviewLine
 	for _, e := range envs {
 		p, err := h.Previews.Preview(ctx, e.Env, req, as)
 		if err != nil {
 			zerolog.Ctx(ctx).Error().Err(err).Str("environment", e.Env.Name).Int("pull_request", req.Number).Msg("preview failed")
 		}
-		if _, rerr := h.Previews.ReportPreview(ctx, req, e.Env, p, err); rerr != nil {
+		run, rerr := h.Previews.ReportPreview(ctx, req, e.Env, p, err)
+		if rerr != nil {
 			errs = append(errs, fmt.Errorf("preview of %s: %w", e.Env.Name, rerr))
+			continue
+		}
+		lines = append(lines, reconcile.PreviewLine{Env: e.Env.Name, Conclusion: run.GetConclusion(), Title: run.GetOutput().GetTitle(), URL: run.GetHTMLURL()})
+	}
+	if h.PreviewComments && len(lines) > 0 {
+		if err := h.Previews.CommentPreviews(ctx, req, lines); err != nil {
+			errs = append(errs, fmt.Errorf("preview comment: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -57,6 +57,12 @@ func TestPullRequestPreviews(t *testing.T) {
 		"preview stage of team/svc#7 at " + sha + " as 2", "report preview stage on " + sha + " failure=false"}, f.log, "every environment reading the branch")
 	f.log = nil
 
+	f.log = nil
+	commenting := f.core()
+	commenting.PreviewComments = true
+	require.NoError(t, PullRequest{Core: commenting}.Handle(context.Background(), "pull_request", "d", payload(t, event("cp", "main", "opened", "open"))))
+	require.Equal(t, "comment on #7: dev success, stage success", f.log[len(f.log)-1], "one comment sums up every environment")
+
 	f.failEnv["dev"] = errors.New("boom")
 	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, event("cp", "dev", "opened", "open"))))
 	require.Contains(t, f.log, "report preview dev on "+sha+" failure=true", "a failed preview is reported")
