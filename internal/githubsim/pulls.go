@@ -27,6 +27,7 @@ type pullRequest struct {
 	mergeCommitSHA      string
 	mergedBy            string
 	labels              []string
+	fork                string // the owner of the fork the head branch is on; "" for this repository
 }
 
 func (rp *repo) pull(number int) *pullRequest {
