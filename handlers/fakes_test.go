@@ -169,6 +169,18 @@ func (f *fake) ReportPreview(_ context.Context, pr reconcile.PullRequest, env en
 	return &github.CheckRun{Conclusion: github.String("success")}, nil
 }
 
+// AcceptBlastRadius implements Previewer: user "writer" is accepted, anyone else refused.
+func (f *fake) AcceptBlastRadius(_ context.Context, inst int64, repo envref.Repo, run *github.CheckRun, user string) (*reconcile.Acceptance, error) {
+	f.logf("accept %s run %d by %s", repo, run.GetID(), user)
+	a := &reconcile.Acceptance{Env: envref.Env{Installation: inst, ControlPlane: plane, Name: "dev"}, Preview: run.GetName() != "Kalypso / dev"}
+	if user == "writer" {
+		a.Accepted = true
+	} else {
+		a.Refusal = "no write permission"
+	}
+	return a, nil
+}
+
 // CommentPreviews implements Previewer.
 func (f *fake) CommentPreviews(_ context.Context, pr reconcile.PullRequest, lines []reconcile.PreviewLine) error {
 	var envs []string

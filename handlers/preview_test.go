@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
 func TestPullRequestPreviews(t *testing.T) {
@@ -70,4 +72,26 @@ func TestPullRequestPreviews(t *testing.T) {
 	bad := event("cp", "dev", "opened", "open")
 	bad.PullRequest.Head.SHA = github.String("../x")
 	require.Error(t, PullRequest{Core: newFake().core()}.Handle(context.Background(), "pull_request", "d", payload(t, bad)))
+}
+
+func TestAcceptButton(t *testing.T) {
+	click := func(user, name string) *github.CheckRunEvent {
+		ev := checkRunEvent("requested_action", plane, "kalypso:org/cp:dev", "dev", "d1")
+		ev.RequestedAction = &github.RequestedAction{Identifier: reconcile.AcceptAction}
+		ev.Sender.Login = github.String(user)
+		ev.CheckRun.Name = github.String(name)
+		return ev
+	}
+	f := newFake()
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, click("reader", "Kalypso / dev"))))
+	require.Equal(t, []string{"accept org/cp run 5 by reader"}, f.log, "a refused click changes nothing")
+
+	f.log = nil
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, click("writer", "Kalypso / dev"))))
+	require.Equal(t, []string{"accept org/cp run 5 by writer", "reconcile dev", "report dev on org/cp@dev d1 [dev: org/cp@dev:] failure=false"}, f.log,
+		"an accepted environment check pushes the held change")
+
+	f.log = nil
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, click("writer", "Kalypso preview / dev"))))
+	require.Equal(t, []string{"accept org/cp run 5 by writer"}, f.log, "an accepted preview pushes nothing")
 }

@@ -187,3 +187,58 @@ func ByClusterType(prev, next render.Tree, root string) []Count {
 	sort.Slice(out, func(i, j int) bool { return out[i].ClusterType < out[j].ClusterType })
 	return out
 }
+
+// MeasurePlan measures a change from the paths before it and its plan, reading no content:
+// an assignment of the plan is added when it had no file before, removed when it has none
+// after, and changed otherwise. after reports whether a path exists after the change.
+func MeasurePlan(before []string, plan *render.Plan, root string, after func(path string) bool) Blast {
+	prefix := ""
+	if root != "" {
+		prefix = root + "/"
+	}
+	had, types := map[string]bool{}, map[string]bool{}
+	for _, p := range before {
+		if ct, target, ok := split(p, root); ok {
+			types[ct] = true
+			if target != "" {
+				had[ct+"/"+target] = true
+			}
+		}
+	}
+	b := Blast{Assignments: len(had), ClusterTypes: len(types)}
+	touched := map[string]bool{}
+	for _, g := range plan.Groups {
+		touched[g.ClusterType] = true
+		if g.Assignment == "" {
+			continue
+		}
+		key := g.ClusterType + "/" + g.Assignment
+		remains := false
+		for _, c := range g.Changes {
+			remains = remains || (c.Kind != render.Removed)
+		}
+		if !remains {
+			remains = stillHas(key, prefix, before, after)
+		}
+		switch {
+		case !had[key]:
+			b.Added++
+		case !remains:
+			b.Removed++
+		default:
+			b.Changed++
+		}
+	}
+	b.Touched = len(touched)
+	return b
+}
+
+// stillHas reports whether any file of the assignment key exists after the change.
+func stillHas(key, prefix string, before []string, after func(string) bool) bool {
+	for _, p := range before {
+		if strings.HasPrefix(p, prefix+key+"/") && after(p) {
+			return true
+		}
+	}
+	return false
+}

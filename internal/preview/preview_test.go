@@ -98,3 +98,13 @@ func TestByClusterType(t *testing.T) {
 	next["gitops/small/t000/namespace.yaml"] = []byte("v2\n")
 	require.Equal(t, []Count{{ClusterType: "large", Added: 2}, {ClusterType: "small", Changed: 1, Removed: 1}}, ByClusterType(prev, next, "gitops"))
 }
+
+func TestMeasurePlanAgreesWithMeasure(t *testing.T) {
+	prev := fleet(fleet(render.Tree{"gitops/.github/x": []byte("1")}, "small", 10, "v1\n"), "large", 10, "v1\n")
+	next := fleet(fleet(render.Tree{"gitops/.github/x": []byte("2")}, "small", 7, "v1\n"), "large", 12, "v1\n")
+	next["gitops/large/t000/namespace.yaml"] = []byte("v2\n")
+	delete(next, "gitops/large/t001/reconciler.yaml")
+	plan := render.Diff(prev, next, "gitops")
+	got := MeasurePlan(prev.SortedPaths(), plan, "gitops", func(p string) bool { _, ok := next[p]; return ok })
+	require.Equal(t, Measure(prev, next, "gitops"), got)
+}

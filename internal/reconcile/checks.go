@@ -108,7 +108,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh ghport.GitHub, c Comm
 		first := min(len(annotations), maxAnnotationsPerRequest)
 		output.Annotations = annotations[:first]
 		run, err := gh.UpdateCheckRun(ctx, c.Repo, existing.GetID(), github.UpdateCheckRunOptions{
-			Name: name, Status: github.String("completed"), Conclusion: &want.Conclusion, Output: output})
+			Name: name, Status: github.String("completed"), Conclusion: &want.Conclusion, Output: output, Actions: want.Actions})
 		if err != nil {
 			return nil, nil, fmt.Errorf("update check run %d on %s@%s: %w", existing.GetID(), c.Repo, c.SHA, err)
 		}
@@ -118,7 +118,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh ghport.GitHub, c Comm
 	output.Annotations = annotations[:first]
 	run, err := gh.CreateCheckRun(ctx, c.Repo, github.CreateCheckRunOptions{
 		Name: name, HeadSHA: c.SHA, Status: github.String("completed"), Conclusion: &want.Conclusion,
-		ExternalID: github.String(externalID), Output: output})
+		ExternalID: github.String(externalID), Output: output, Actions: want.Actions})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create check run on %s@%s: %w", c.Repo, c.SHA, err)
 	}

@@ -47,7 +47,6 @@ func (r *Reconciler) ReportPreview(ctx context.Context, pr PullRequest, env envr
 	if p == nil {
 		p = &Preview{Env: env}
 	}
-	want, annotations := previewContent(pr, p, failure)
 	name, externalID := PreviewCheckName(env.Name), PreviewExternalID(env.ControlPlane, env.Name)
 	unlock := r.lockReports(pr.Repo, "preview\x00"+env.Name)
 	defer unlock()
@@ -55,6 +54,7 @@ func (r *Reconciler) ReportPreview(ctx context.Context, pr PullRequest, env envr
 	if err != nil {
 		return nil, err
 	}
+	want, annotations := previewContent(pr, p, acceptance(existing), failure)
 	c := Commit{Installation: pr.Installation, Repo: pr.Repo, SHA: pr.HeadSHA}
 	run, rest, err := r.writeCheckRun(ctx, gh, c, name, externalID, existing, want, annotations)
 	if err != nil {
@@ -63,7 +63,9 @@ func (r *Reconciler) ReportPreview(ctx context.Context, pr PullRequest, env envr
 	return run, addAnnotations(ctx, gh, pr.Repo, run, name, want, rest)
 }
 
-func previewContent(pr PullRequest, p *Preview, failure error) (checkContent, []*github.CheckRunAnnotation) {
+// previewContent is the check run of a preview; accepted is the acceptance already recorded on
+// the head commit's check run, which holds while the change still exceeds the guard.
+func previewContent(pr PullRequest, p *Preview, accepted string, failure error) (checkContent, []*github.CheckRunAnnotation) {
 	if failure != nil || p.Proposed == nil {
 		msg := "the preview could not be computed"
 		if failure != nil {
@@ -86,11 +88,28 @@ func previewContent(pr PullRequest, p *Preview, failure error) (checkContent, []
 		}
 	}
 	annotations, others := annotate(c, &Outcome{Env: p.Env, Result: p.Proposed}, nil)
-	summary := truncate(previewSummary(p), maxOutputText)
+	summary := previewSummary(p)
+	var actions []*github.CheckRunAction
+	if len(p.Violations) > 0 && accepted != "" {
+		summary = accepted + "\n\n" + summary
+		p = acceptedPreview(p)
+	} else if len(p.Violations) > 0 {
+		actions = acceptButton()
+		summary = "A user with write permission on " + p.Env.ControlPlane.String() + " can accept this blast radius with the Accept button.\n\n" + summary
+	}
+	summary = truncate(summary, maxOutputText)
 	hint := fmt.Sprintf("To see everything, run `kalypso plan --diff` for environment %s with the pull request's branch checked out.", p.Env.Name)
 	budget := preview.MaxCheckRunText - len(others) - 64
 	text := others + preview.Markdown(preview.Sections(p.Plan, p.Prev, p.Next, p.Proposed.Root), budget, hint)
-	return checkContent{Conclusion: PreviewConclusion(p, own, nil), Title: previewTitle(p), Summary: summary, Text: text, Annotations: len(annotations)}, annotations
+	return checkContent{Conclusion: PreviewConclusion(p, own, nil), Title: previewTitle(p), Summary: summary, Text: text,
+		Annotations: len(annotations), Actions: actions}, annotations
+}
+
+// acceptedPreview is p with its violations accepted: they no longer fail it.
+func acceptedPreview(p *Preview) *Preview {
+	cp := *p
+	cp.Violations = nil
+	return &cp
 }
 
 func previewTitle(p *Preview) string {
@@ -113,9 +132,7 @@ func previewSummary(p *Preview) string {
 	fmt.Fprintf(&b, "Environment **%s**, pull request read as `%s`: %s added, %d changed, %d removed of %d; %s touched of %d.\n\n",
 		p.Env.Name, p.Read, plural.Count(p.Blast.Added, "assignment"), p.Blast.Changed, p.Blast.Removed, p.Blast.Assignments,
 		plural.Count(p.Blast.Touched, "cluster type"), p.Blast.ClusterTypes)
-	for _, v := range p.Violations {
-		fmt.Fprintf(&b, "**Blast radius:** the change %s.\n\n", v)
-	}
+	b.WriteString(violationLines(p.Violations))
 	if n := len(p.Proposed.Errors); n > 0 {
 		fmt.Fprintf(&b, "%s; those in the pull request's files are annotated.\n\n", plural.Count(n, "error"))
 	}
