@@ -149,3 +149,51 @@ func TestPreviewOfAWorkloadPullRequest(t *testing.T) {
 	require.Equal(t, file, anns[0].GetPath())
 	require.Equal(t, 6, anns[0].GetStartLine())
 }
+
+func TestAcceptAPreviewOverTheGuard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := seedSample(t)
+	g := ghfake.New()
+	g.Permissions["reader"], g.Permissions["writer"] = "read", "write"
+	r := New(s.cache, ghfake.Installations{GitHub: g})
+	envFile := ".environments/dev.yaml"
+	guarded := strings.TrimRight(s.remotes.File(samplePlane, "main", envFile), " \n") + "\n  guard:\n    maxChanged: 0\n"
+	s.remotes.Commit(samplePlane, "main", map[string]*string{envFile: &guarded}, "guard dev")
+	west := strings.Replace(s.remotes.File(samplePlane, "dev", westConfig), "mysql2", "mysql3", 1)
+	pr := openPull(t, s, map[string]*string{westConfig: &west})
+	p, err := r.Preview(ctx, sampleDev, pr, AsEnvironmentBranch)
+	require.NoError(t, err)
+	run, err := r.ReportPreview(ctx, pr, sampleDev, p, nil)
+	require.NoError(t, err)
+	require.Equal(t, "failure", run.GetConclusion())
+	require.Equal(t, AcceptAction, g.Actions[run.GetID()][0].Identifier)
+
+	a, err := r.AcceptBlastRadius(ctx, 1, samplePlane, run, "reader")
+	require.NoError(t, err)
+	require.False(t, a.Accepted)
+	require.True(t, a.Preview)
+	got, _ := g.CheckRun(ctx, samplePlane, run.GetID())
+	require.Equal(t, "failure", got.GetConclusion())
+	require.True(t, strings.HasPrefix(got.GetOutput().GetSummary(), "**Refused:** @reader cannot accept: it needs write permission on "), got.GetOutput().GetSummary())
+	require.NotEmpty(t, g.Actions[run.GetID()], "the button stays")
+
+	a, err = r.AcceptBlastRadius(ctx, 1, samplePlane, run, "writer")
+	require.NoError(t, err)
+	require.True(t, a.Accepted)
+	got, _ = g.CheckRun(ctx, samplePlane, run.GetID())
+	require.Equal(t, "success", got.GetConclusion())
+	require.Regexp(t, `^\*\*Blast radius accepted\*\* by @writer at 20\d\d-`, got.GetOutput().GetSummary())
+	require.NotContains(t, got.GetOutput().GetSummary(), "Refused")
+	require.Empty(t, g.Actions[run.GetID()], "no button once accepted")
+
+	again, err := r.ReportPreview(ctx, pr, sampleDev, p, nil)
+	require.NoError(t, err)
+	require.Equal(t, "success", again.GetConclusion(), "a replayed preview keeps the acceptance of its commit")
+	require.Contains(t, again.GetOutput().GetSummary(), "**Blast radius accepted** by @writer")
+
+	a, err = r.AcceptBlastRadius(ctx, 1, samplePlane, run, "writer")
+	require.NoError(t, err)
+	require.False(t, a.Accepted)
+	require.NotEmpty(t, a.Refusal, "nothing left to accept")
+}
