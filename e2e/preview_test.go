@@ -94,3 +94,44 @@ func TestE2EPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
 	require.Equal(t, comments[0].GetBody(), w.sim.Comments(sample.Owner, sample.ControlPlane, number)[0].GetBody())
 	require.Zero(t, w.sim.GitCalls()["POST git-receive-pack"], "nothing is pushed")
 }
+
+// A pull request into main changing a template is previewed in every environment as if pinned:
+// dev, whose assignment uses it, changes; stage, which has no assignment, is neutral.
+func TestE2EPreviewOfAMainPullRequest(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	file := "templates/scheduler_v1alpha1_template_arc-flux.yaml"
+	tmpl, err := w.sim.ReadFile(sample.Owner, sample.ControlPlane, "main", file)
+	require.NoError(t, err)
+	changed := strings.Replace(tmpl, "interval: 30s", "interval: 45s", 1)
+	_, head, err := w.sim.OpenForkPR(sample.Owner, sample.ControlPlane, "mallory", "main", map[string]*string{file: &changed}, "Slower polls", "mallory")
+	require.NoError(t, err)
+	w.settle()
+	dev := w.previews(sample.ControlPlane, head, "dev")
+	require.Len(t, dev, 1)
+	require.Equal(t, "success", dev[0].GetConclusion(), dev[0].GetOutput().GetSummary())
+	require.Contains(t, dev[0].GetOutput().GetText(), "-  interval: 30s\n+  interval: 45s\n")
+	stage := w.previews(sample.ControlPlane, head, "stage")
+	require.Len(t, stage, 1)
+	require.Equal(t, "neutral", stage[0].GetConclusion())
+}
+
+// A pull request on the registered branch of a workload repository is previewed in every
+// environment that reads the branch, on the workload repository's head commit.
+func TestE2EPreviewOfAWorkloadPullRequest(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	w.sim.ResetCalls()
+	file := "workloads/observability.yaml"
+	_, head, err := w.sim.OpenForkPR(sample.Owner, sample.WorkloadRepo, "mallory", "main",
+		map[string]*string{file: str(observability("./prometheus-v2"))}, "Move prometheus", "mallory")
+	require.NoError(t, err)
+	w.settle()
+	dev := w.previews(sample.WorkloadRepo, head, "dev")
+	require.Len(t, dev, 1)
+	require.Equal(t, "success", dev[0].GetConclusion(), dev[0].GetOutput().GetSummary())
+	require.Contains(t, dev[0].GetOutput().GetText(), `+  path: "./prometheus-v2"`)
+	require.Empty(t, w.previews(sample.ControlPlane, head, "dev"), "check runs go on the workload repository")
+	require.Zero(t, w.sim.CallCount("POST /repos/{owner}/{repo}/pulls"), "nothing is proposed")
+	require.Zero(t, w.sim.GitCalls()["POST git-receive-pack"], "nothing is pushed")
+}
