@@ -135,3 +135,23 @@ func TestE2EPreviewOfAWorkloadPullRequest(t *testing.T) {
 	require.Zero(t, w.sim.CallCount("POST /repos/{owner}/{repo}/pulls"), "nothing is proposed")
 	require.Zero(t, w.sim.GitCalls()["POST git-receive-pack"], "nothing is pushed")
 }
+
+// A diff larger than GitHub's 65,535 characters: the text stays within the limit and names the
+// assignments left out, with their count and how to see everything.
+func TestE2EPreviewOfAHugeDiffStaysWithinTheLimit(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	west, err := w.sim.ReadFile(sample.Owner, sample.ControlPlane, "dev", westUSConfig)
+	require.NoError(t, err)
+	huge := strings.TrimRight(west, "\n") + "\n  BIG: " + strings.Repeat("x", 70_000) + "\n"
+	_, head, err := w.sim.OpenForkPR(sample.Owner, sample.ControlPlane, "mallory", "dev", map[string]*string{westUSConfig: &huge}, "Huge", "mallory")
+	require.NoError(t, err)
+	w.settle()
+	runs := w.previews(sample.ControlPlane, head, "dev")
+	require.Len(t, runs, 1)
+	text := runs[0].GetOutput().GetText()
+	require.LessOrEqual(t, len(text), 65535)
+	require.Contains(t, text, "of the changed assignments are too large to show here**: `large/observability-prometheus`")
+	require.Contains(t, text, "kalypso plan --diff")
+	require.Equal(t, "success", runs[0].GetConclusion())
+}
