@@ -49,6 +49,7 @@ func TestE2EPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
 	require.Len(t, runs, 1)
 	run := runs[0]
 	require.Equal(t, "success", run.GetConclusion(), run.GetOutput().GetSummary())
+	require.Contains(t, run.GetOutput().GetSummary(), "pull request read as `merge`", "GitHub's test merge is read when there is one")
 	text := run.GetOutput().GetText()
 	changed := regexp.MustCompile(`<summary>([^<]+): 1 file changed</summary>`).FindAllStringSubmatch(text, -1)
 	require.NotEmpty(t, changed)
