@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/preview"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/render"
@@ -35,6 +36,7 @@ type fake struct {
 	envs     []envref.EnvInfo
 	failEnv  map[string]error // environment → reconcile error
 	errors   map[string]int   // environment → errors of its result
+	held     map[string]bool  // environment → its change is held by the guard
 	failIdx  error
 	failProm error
 }
@@ -52,7 +54,12 @@ func (f *fake) result(env string) *reconcile.Outcome {
 	for range f.errors[env] {
 		res.Errors = append(res.Errors, &scheduling.Error{Msg: "bad"})
 	}
-	return &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res}
+	out := &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res}
+	if f.held[env] {
+		out.Held = []preview.Violation{{What: "removed", Measured: 3, Total: 4}}
+		out.Sources = []scheduling.SourceCommit{{Name: env, Commit: "head-of-" + env}}
+	}
+	return out
 }
 
 // Environment implements Reconciler.

@@ -76,6 +76,13 @@ func (c *Core) reconcileAndReport(ctx context.Context, envs []envref.EnvInfo, co
 				errs = append(errs, rerr)
 			}
 		}
+		// A held change is offered for acceptance on the environment branch's head commit,
+		// whatever triggered it (a workload push, a resync).
+		if held := reconcile.HeldOn(out); held != nil && (commit == nil || commit.Repo != held.Repo || commit.SHA != held.SHA) {
+			if rerr := c.Reconciler.Report(ctx, *held, out, nil); rerr != nil {
+				errs = append(errs, rerr)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -95,3 +95,13 @@ func TestAcceptButton(t *testing.T) {
 	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, click("writer", "Kalypso preview / dev"))))
 	require.Equal(t, []string{"accept org/cp run 5 by writer"}, f.log, "an accepted preview pushes nothing")
 }
+
+// A change held by the guard is offered for acceptance on the environment branch's head
+// commit, also when a workload push or a resync found it.
+func TestHeldChangeIsReportedOnTheEnvironmentCommit(t *testing.T) {
+	f := newFake()
+	f.held = map[string]bool{"dev": true}
+	require.NoError(t, f.core().Resync(context.Background(), []int64{42}))
+	require.Contains(t, f.log, "report dev on org/cp@dev head-of-dev [dev: org/cp@dev:] failure=false")
+	require.NotContains(t, strings.Join(f.log, "\n"), "report stage", "only the held environment")
+}

@@ -82,3 +82,14 @@ func envCommit(out *Outcome) string {
 	}
 	return out.Sources[0].Commit
 }
+
+// HeldOn is the commit whose check run offers to accept a held change: the environment
+// branch's head commit the outcome was computed from; nil when nothing is held.
+func HeldOn(out *Outcome) *Commit {
+	if len(out.Held) == 0 || len(out.Sources) == 0 {
+		return nil
+	}
+	src := out.Sources[0]
+	c := BranchCommit(out.Env.Installation, out.Env.ControlPlane, src.Name, src.Commit)
+	return &c
+}
