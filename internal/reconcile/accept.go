@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
@@ -19,7 +21,11 @@ const AcceptAction = "kalypso-accept"
 
 // acceptedLine is how an acceptance is recorded on a check run (only the app writes check
 // runs, so the record cannot be forged by a person).
-var acceptedLine = regexp.MustCompile(`(?m)^\*\*Blast radius accepted\*\* by @[A-Za-z0-9-]+(\[bot\])? at [0-9TZ:.+-]+\.$`)
+var acceptedLine = regexp.MustCompile("(?m)^\\*\\*Blast radius accepted\\*\\* by @[A-Za-z0-9-]+(\\[bot\\])? at [0-9TZ:.+-]+( for change `([0-9a-f]{12})`)?\\.$")
+
+// heldLine names the held change of an environment check: a digest of the source commits it
+// was computed from, so that an acceptance holds for exactly that change.
+var heldLine = regexp.MustCompile("(?m)^\\*\\*Held change\\*\\* `([0-9a-f]{12})`")
 
 // acceptance returns the acceptance recorded in a check run's summary, "" when none.
 func acceptance(run *github.CheckRun) string {
@@ -87,7 +93,11 @@ func (r *Reconciler) AcceptBlastRadius(ctx context.Context, inst int64, repo env
 		return a, gh.CompleteCheckRun(ctx, repo, run.GetID(), ghport.Completion{Name: run.GetName(), Conclusion: run.GetConclusion(),
 			Title: run.GetOutput().GetTitle(), Summary: "**Refused:** " + a.Refusal + ".\n\n" + summary, Actions: acceptButton()})
 	}
-	line := fmt.Sprintf("**Blast radius accepted** by @%s at %s.", user, r.now().UTC().Format("2006-01-02T15:04:05Z"))
+	line := fmt.Sprintf("**Blast radius accepted** by @%s at %s", user, r.now().UTC().Format("2006-01-02T15:04:05Z"))
+	if m := heldLine.FindStringSubmatch(summary); m != nil {
+		line += fmt.Sprintf(" for change `%s`", m[1])
+	}
+	line += "."
 	a.Accepted = true
 	return a, gh.CompleteCheckRun(ctx, repo, run.GetID(), ghport.Completion{Name: run.GetName(), Conclusion: "success",
 		Title: env + ": blast radius accepted by @" + user, Summary: line + "\n\n" + summary})
@@ -103,3 +113,21 @@ func offersAccept(run *github.CheckRun) bool {
 var refusalLine = regexp.MustCompile(`(?m)^\*\*Refused:\*\* .*\n\n`)
 
 func stripRefusals(summary string) string { return refusalLine.ReplaceAllString(summary, "") }
+
+// acceptedChange returns the held change an acceptance names, "" when it names none.
+func acceptedChange(line string) string {
+	if m := acceptedLine.FindStringSubmatch(line); m != nil {
+		return m[3]
+	}
+	return ""
+}
+
+// changeDigest identifies the change an outcome proposes by the source commits it was
+// computed from.
+func changeDigest(out *Outcome) string {
+	h := sha256.New()
+	for _, s := range out.Sources {
+		fmt.Fprintf(h, "%s@%s=%s\n", s.Name, s.Repo, s.Commit)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}

@@ -179,6 +179,7 @@ func checkSummary(out *Outcome, failure error) string {
 		b.WriteString(out.Accepted + "\n\n")
 	}
 	if len(out.Held) > 0 {
+		fmt.Fprintf(&b, "**Held change** `%s`\n\n", changeDigest(out))
 		b.WriteString(violationLines(out.Held))
 		fmt.Fprintf(&b, "The change is not pushed into the GitOps pull request until a user with write permission on %s accepts it with the Accept button of the check run on %s's head commit %s.\n\n",
 			out.Env.ControlPlane, out.Env.Name, envCommit(out))

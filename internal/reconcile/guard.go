@@ -55,7 +55,8 @@ func (r *Reconciler) holds(ctx context.Context, out *Outcome, basePaths map[stri
 	if err != nil {
 		return false, err
 	}
-	if out.Accepted = acceptance(run); out.Accepted != "" {
+	if line := acceptance(run); line != "" && acceptedChange(line) == changeDigest(out) {
+		out.Accepted = line
 		return false, nil
 	}
 	out.Held = violations

@@ -58,5 +58,14 @@ func TestGuardHoldsAPushUntilAccepted(t *testing.T) {
 	require.Contains(t, run.GetOutput().GetSummary(), "**Blast radius accepted** by @writer", "the acceptance stays recorded")
 	again, err := r.Environment(ctx, sampleDev)
 	require.NoError(t, err)
-	require.Empty(t, again.Held, "the acceptance holds for that commit")
+	require.Empty(t, again.Held, "the acceptance holds for that change")
+	require.Regexp(t, "for change `[0-9a-f]{12}`\\.$", again.Accepted)
+
+	wl := "workloads/observability.yaml"
+	moved := s.remotes.File(sampleWorkload, "main", wl) + "# moved\n"
+	s.remotes.Commit(sampleWorkload, "main", map[string]*string{wl: &moved}, "another change")
+	other, err := r.Environment(ctx, sampleDev)
+	require.NoError(t, err)
+	require.NotEmpty(t, other.Held, "an acceptance does not cover a change from other sources")
+	require.Equal(t, done.Commit, s.remotes.Head(sampleGitOps, "kalypso/dev"))
 }
