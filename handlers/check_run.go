@@ -39,6 +39,9 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	if ev.GetAction() != "rerequested" {
 		return nil
 	}
+	if plane, env, ok := reconcile.ParsePreviewExternalID(ev.GetCheckRun().GetExternalID()); ok {
+		return h.rerunPreview(ctx, &ev, plane, env)
+	}
 	plane, env, ok := reconcile.ParseExternalID(ev.GetCheckRun().GetExternalID())
 	if !ok {
 		return nil // not one of ours

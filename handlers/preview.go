@@ -90,3 +90,30 @@ func previewTarget(controlPlane bool, base string) reconcile.PreviewTarget {
 	}
 	return reconcile.AsEnvironmentBranch
 }
+
+// rerunPreview previews again, on a click on "Re-run", the open pull requests the check run
+// is for (GitHub lists only those of the same repository, not those from forks).
+func (h CheckRun) rerunPreview(ctx context.Context, ev *github.CheckRunEvent, plane envref.Repo, env string) error {
+	run, repo := ev.GetCheckRun(), repoOf(ev.GetRepo())
+	if h.Previews == nil || !commitSHA.MatchString(run.GetHeadSHA()) {
+		return nil
+	}
+	inst := githubapp.GetInstallationIDFromEvent(ev)
+	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
+	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool { return e.Env.ControlPlane == plane && e.Env.Name == env })
+	if err != nil || len(envs) == 0 {
+		return err
+	}
+	var errs []error
+	for _, pr := range run.PullRequests {
+		if pr.GetNumber() <= 0 || pr.GetHead().GetSHA() != run.GetHeadSHA() {
+			continue
+		}
+		req := reconcile.PullRequest{Installation: inst, Repo: repo, Number: pr.GetNumber(), HeadSHA: run.GetHeadSHA(), Base: pr.GetBase().GetRef()}
+		p, err := h.Previews.Preview(ctx, envs[0].Env, req, previewTarget(h.Index.Declared(repo), req.Base))
+		if _, rerr := h.Previews.ReportPreview(ctx, req, envs[0].Env, p, err); rerr != nil {
+			errs = append(errs, rerr)
+		}
+	}
+	return errors.Join(errs...)
+}

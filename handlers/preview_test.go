@@ -105,3 +105,16 @@ func TestHeldChangeIsReportedOnTheEnvironmentCommit(t *testing.T) {
 	require.Contains(t, f.log, "report dev on org/cp@dev head-of-dev [dev: org/cp@dev:] failure=false")
 	require.NotContains(t, strings.Join(f.log, "\n"), "report stage", "only the held environment")
 }
+
+func TestRerunOfAPreview(t *testing.T) {
+	sha := strings.Repeat("b", 40)
+	ev := checkRunEvent("rerequested", plane, reconcile.PreviewExternalID(plane, "dev"), "", sha)
+	ev.CheckRun.PullRequests = []*github.PullRequest{
+		{Number: github.Int(9), Head: &github.PullRequestBranch{SHA: github.String(sha)}, Base: &github.PullRequestBranch{Ref: github.String("dev")}},
+		{Number: github.Int(10), Head: &github.PullRequestBranch{SHA: github.String(strings.Repeat("c", 40))}, Base: &github.PullRequestBranch{Ref: github.String("dev")}},
+	}
+	f := newFake()
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, ev)))
+	require.Equal(t, []string{"preview dev of org/cp#9 at " + sha + " as 0", "report preview dev on " + sha + " failure=false"}, f.log,
+		"only the pull request whose head the check run is on")
+}

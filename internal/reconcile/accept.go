@@ -63,9 +63,8 @@ type Acceptance struct {
 func (r *Reconciler) AcceptBlastRadius(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) (*Acceptance, error) {
 	a := &Acceptance{}
 	plane, env, ok := ParseExternalID(event.GetExternalID())
-	if rest, preview := strings.CutPrefix(event.GetExternalID(), "kalypso-preview:"); preview {
-		plane, env, ok = ParseExternalID("kalypso:" + rest)
-		a.Preview = true
+	if p, e, preview := ParsePreviewExternalID(event.GetExternalID()); preview {
+		plane, env, ok, a.Preview = p, e, true, true
 	}
 	if !ok || (!a.Preview && plane != repo) {
 		return a, nil // not a check run of ours

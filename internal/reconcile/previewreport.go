@@ -22,6 +22,15 @@ func PreviewExternalID(controlPlane envref.Repo, env string) string {
 	return "kalypso-preview:" + controlPlane.String() + ":" + env
 }
 
+// ParsePreviewExternalID reads back the control plane and environment of a preview check run.
+func ParsePreviewExternalID(id string) (envref.Repo, string, bool) {
+	rest, ok := strings.CutPrefix(id, "kalypso-preview:")
+	if !ok {
+		return envref.Repo{}, "", false
+	}
+	return ParseExternalID("kalypso:" + rest)
+}
+
 // PreviewConclusion is failure for an error or a guard limit exceeded, neutral when the
 // environment does not change, success otherwise. ownErrors counts the errors that fail it: all
 // of them for a control plane, those in its own files for a workload repository, so that one
