@@ -48,6 +48,7 @@ type Config struct {
 	Sources        Sources   `yaml:"sources"`        // limits on what is read from repositories
 	Resync         Resync    `yaml:"resync"`         // periodic full reconciliation
 	Promotion      Promotion `yaml:"promotion"`      // promotion across environments
+	Preview        Preview   `yaml:"preview"`        // previews of pull requests
 	Render         Render    `yaml:"render"`         // bounds of template rendering
 	Fleet          Fleet     `yaml:"fleet"`          // fleet view, sign-in and badges
 	Workers        int       `yaml:"workers"`        // webhook events processed at once
@@ -96,6 +97,12 @@ type Cache struct {
 // Promotion holds the settings of promotions across environments.
 type Promotion struct {
 	PollInterval Duration `yaml:"pollInterval"` // period of compliance polls
+}
+
+// Preview holds the settings of pull request previews.
+type Preview struct {
+	Enabled bool `yaml:"enabled"` // preview pull requests into control planes and registered workload branches
+	Comment bool `yaml:"comment"` // keep one comment per pull request summing up its previews
 }
 
 // Render holds the bounds of template rendering (see render.Limits).
@@ -152,6 +159,7 @@ func Default(_ func(string) string) *Config {
 		Sources:   Sources{MaxFileBytes: DefaultMaxFileBytes},
 		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion: Promotion{PollInterval: Duration(15 * time.Second)},
+		Preview:   Preview{Enabled: true, Comment: true},
 		Fleet:     Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), RefreshInterval: Duration(DefaultFleetRefreshInterval)},
 		Render: Render{
 			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,

@@ -45,6 +45,8 @@
 //	sources.manifestHosts       KALYPSO_SOURCES_MANIFEST_HOSTS         the host of github.webURL
 //	resync.interval             KALYPSO_RESYNC_INTERVAL                10m (0 disables)
 //	promotion.pollInterval      KALYPSO_PROMOTION_POLL_INTERVAL        15s
+//	preview.enabled             KALYPSO_PREVIEW_ENABLED                true
+//	preview.comment             KALYPSO_PREVIEW_COMMENT                true
 //	render.maxAssignmentBytes   KALYPSO_RENDER_MAX_ASSIGNMENT_BYTES    4194304
 //	render.maxFunctionBytes     KALYPSO_RENDER_MAX_FUNCTION_BYTES      16777216
 //	render.maxListLength        KALYPSO_RENDER_MAX_LIST_LENGTH         10000

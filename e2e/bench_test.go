@@ -33,3 +33,32 @@ func BenchmarkE2EWebhookToPullRequest(b *testing.B) {
 		change(i)
 	}
 }
+
+// BenchmarkE2EPreview measures, on the same fleet of 10,100 assignments, the time from a
+// one-file commit on a pull request into dev until its preview check run is completed:
+// webhook, fetch of refs/pull/N/merge, incremental render from the cached result, diff and
+// check run. Run with: go test -run '^$' -bench E2EPreview -benchtime 10x ./e2e
+func BenchmarkE2EPreview(b *testing.B) {
+	w := newWorld(b)
+	clusterTypes, targets := fleetOf(w, 99, 100)
+	w.start()
+	w.settle()
+	b.ReportMetric(float64(clusterTypes*targets), "assignments")
+	cfg := func(i int) *string {
+		return str(fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: large-config\n  labels:\n     platform-config: \"true\"\n     cluster-type: large\ndata:\n  CLUSTER_NAME: Large %d\n", i))
+	}
+	file := "cluster-types/west-us/large/large-config.yaml"
+	number, head, err := w.sim.OpenForkPR(sample.Owner, sample.ControlPlane, "mallory", "dev", map[string]*string{file: cfg(-1)}, "Tune", "mallory")
+	require.NoError(b, err)
+	w.settle()
+	require.Len(b, w.previews(sample.ControlPlane, head, "dev"), 1)
+	b.ResetTimer()
+	for i := range b.N {
+		head, err = w.sim.PushForkPR(sample.Owner, sample.ControlPlane, number, map[string]*string{file: cfg(i)}, "Tune again")
+		require.NoError(b, err)
+		w.settle()
+		runs := w.previews(sample.ControlPlane, head, "dev")
+		require.Len(b, runs, 1)
+		require.Equal(b, "success", runs[0].GetConclusion())
+	}
+}

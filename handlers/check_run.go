@@ -14,8 +14,9 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
-// CheckRun handles `check_run`: "Re-run" of an environment's check recomputes it, and the
-// Promote button of an approval check run promotes.
+// CheckRun handles `check_run`: "Re-run" of an environment's check recomputes it, the
+// Promote button of an approval check run promotes, and the Accept button of a check run
+// held by the blast-radius guard accepts the change.
 type CheckRun struct{ *Core }
 
 // Handles implements githubapp.EventHandler.
@@ -32,8 +33,14 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 		ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
 		return h.Promoter.Approve(ctx, inst, repoOf(ev.GetRepo()), ev.GetCheckRun(), ev.GetSender().GetLogin())
 	}
+	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == reconcile.AcceptAction {
+		return h.accept(ctx, &ev)
+	}
 	if ev.GetAction() != "rerequested" {
 		return nil
+	}
+	if plane, env, ok := reconcile.ParsePreviewExternalID(ev.GetCheckRun().GetExternalID()); ok {
+		return h.rerunPreview(ctx, &ev, plane, env)
 	}
 	plane, env, ok := reconcile.ParseExternalID(ev.GetCheckRun().GetExternalID())
 	if !ok {
@@ -55,5 +62,31 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 		_, err := h.validateEnvs(ctx, envs, commit)
 		return err
 	}
+	return h.reconcileAndReport(ctx, envs, &commit)
+}
+
+// accept records a click on Accept; an accepted environment check is reconciled again, so
+// that the held change now reaches the GitOps pull request.
+func (h CheckRun) accept(ctx context.Context, ev *github.CheckRunEvent) error {
+	if h.Previews == nil {
+		return nil
+	}
+	inst, repo, user := githubapp.GetInstallationIDFromEvent(ev), repoOf(ev.GetRepo()), ev.GetSender().GetLogin()
+	ctx, logger := githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
+	a, err := h.Previews.AcceptBlastRadius(ctx, inst, repo, ev.GetCheckRun(), user)
+	if err != nil || a == nil {
+		return err
+	}
+	if a.Refusal != "" {
+		logger.Warn().Str("environment", a.Env.Name).Str("user", user).Msg("blast radius acceptance refused: " + a.Refusal)
+	}
+	if !a.Accepted || a.Preview {
+		return nil
+	}
+	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool { return e.Env == a.Env })
+	if err != nil {
+		return err
+	}
+	commit := reconcile.BranchCommit(inst, repo, ev.GetCheckRun().GetCheckSuite().GetHeadBranch(), ev.GetCheckRun().GetHeadSHA())
 	return h.reconcileAndReport(ctx, envs, &commit)
 }

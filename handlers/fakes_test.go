@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/preview"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/render"
@@ -35,6 +36,7 @@ type fake struct {
 	envs     []envref.EnvInfo
 	failEnv  map[string]error // environment → reconcile error
 	errors   map[string]int   // environment → errors of its result
+	held     map[string]bool  // environment → its change is held by the guard
 	failIdx  error
 	failProm error
 }
@@ -43,7 +45,7 @@ func newFake() *fake {
 	return &fake{envs: []envref.EnvInfo{envInfo("dev"), envInfo("stage")}, failEnv: map[string]error{}, errors: map[string]int{}}
 }
 
-func (f *fake) core() *Core { return &Core{Reconciler: f, Index: f, Promoter: f} }
+func (f *fake) core() *Core { return &Core{Reconciler: f, Index: f, Promoter: f, Previews: f} }
 
 func (f *fake) logf(format string, args ...any) { f.log = append(f.log, fmt.Sprintf(format, args...)) }
 
@@ -52,7 +54,12 @@ func (f *fake) result(env string) *reconcile.Outcome {
 	for range f.errors[env] {
 		res.Errors = append(res.Errors, &scheduling.Error{Msg: "bad"})
 	}
-	return &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res}
+	out := &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res}
+	if f.held[env] {
+		out.Held = []preview.Violation{{What: "removed", Measured: 3, Total: 4}}
+		out.Sources = []scheduling.SourceCommit{{Name: env, Commit: "head-of-" + env}}
+	}
+	return out
 }
 
 // Environment implements Reconciler.
@@ -155,4 +162,38 @@ func inst() *github.Installation { return &github.Installation{ID: github.Int64(
 
 func repository(r envref.Repo) *github.Repository {
 	return &github.Repository{Owner: &github.User{Login: github.String(r.Owner)}, Name: github.String(r.Name)}
+}
+
+// Preview implements Previewer.
+func (f *fake) Preview(_ context.Context, env envref.Env, pr reconcile.PullRequest, as reconcile.PreviewTarget) (*reconcile.Preview, error) {
+	f.logf("preview %s of %s#%d at %s as %d", env.Name, pr.Repo, pr.Number, pr.HeadSHA, as)
+	return &reconcile.Preview{Env: env}, f.failEnv[env.Name]
+}
+
+// ReportPreview implements Previewer.
+func (f *fake) ReportPreview(_ context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error) {
+	f.logf("report preview %s on %s failure=%v", env.Name, pr.HeadSHA, failure != nil)
+	return &github.CheckRun{Conclusion: github.String("success")}, nil
+}
+
+// AcceptBlastRadius implements Previewer: user "writer" is accepted, anyone else refused.
+func (f *fake) AcceptBlastRadius(_ context.Context, inst int64, repo envref.Repo, run *github.CheckRun, user string) (*reconcile.Acceptance, error) {
+	f.logf("accept %s run %d by %s", repo, run.GetID(), user)
+	a := &reconcile.Acceptance{Env: envref.Env{Installation: inst, ControlPlane: plane, Name: "dev"}, Preview: run.GetName() != "Kalypso / dev"}
+	if user == "writer" {
+		a.Accepted = true
+	} else {
+		a.Refusal = "no write permission"
+	}
+	return a, nil
+}
+
+// CommentPreviews implements Previewer.
+func (f *fake) CommentPreviews(_ context.Context, pr reconcile.PullRequest, lines []reconcile.PreviewLine) error {
+	var envs []string
+	for _, l := range lines {
+		envs = append(envs, l.Env+" "+l.Conclusion)
+	}
+	f.logf("comment on #%d: %s", pr.Number, strings.Join(envs, ", "))
+	return nil
 }

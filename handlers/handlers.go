@@ -40,11 +40,23 @@ type Promoter interface {
 	Wake()
 }
 
-// Core is what the handlers share: the reconciler, the repository index and the promoter.
+// Previewer previews pull requests (see reconcile.Reconciler.Preview).
+type Previewer interface {
+	Preview(ctx context.Context, env envref.Env, pr reconcile.PullRequest, as reconcile.PreviewTarget) (*reconcile.Preview, error)
+	ReportPreview(ctx context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error)
+	CommentPreviews(ctx context.Context, pr reconcile.PullRequest, lines []reconcile.PreviewLine) error
+	AcceptBlastRadius(ctx context.Context, inst int64, repo envref.Repo, run *github.CheckRun, user string) (*reconcile.Acceptance, error)
+}
+
+// Core is what the handlers share: the reconciler, the repository index and the promoter, and
+// the previewer of pull requests (nil: pull requests are not previewed), which also keeps one
+// comment per pull request when PreviewComments is set.
 type Core struct {
-	Reconciler Reconciler
-	Index      Index
-	Promoter   Promoter
+	Reconciler      Reconciler
+	Index           Index
+	Promoter        Promoter
+	Previews        Previewer
+	PreviewComments bool
 }
 
 // reconcileAndReport reconciles environments and reports each on a commit when one is given.
@@ -61,6 +73,13 @@ func (c *Core) reconcileAndReport(ctx context.Context, envs []envref.EnvInfo, co
 		}
 		if commit != nil && (out.Result != nil || err != nil) {
 			if rerr := c.Reconciler.Report(ctx, *commit, out, err); rerr != nil {
+				errs = append(errs, rerr)
+			}
+		}
+		// A held change is offered for acceptance on the environment branch's head commit,
+		// whatever triggered it (a workload push, a resync).
+		if held := reconcile.HeldOn(out); held != nil && (commit == nil || commit.Repo != held.Repo || commit.SHA != held.SHA) {
+			if rerr := c.Reconciler.Report(ctx, *held, out, nil); rerr != nil {
 				errs = append(errs, rerr)
 			}
 		}

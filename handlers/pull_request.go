@@ -10,7 +10,8 @@ import (
 )
 
 // PullRequest handles `pull_request`: a merged GitOps pull request of the app starts the wait
-// for cluster compliance of the commit it promotes.
+// for cluster compliance of the commit it promotes; an open pull request into a control plane
+// is previewed (see preview.go).
 type PullRequest struct{ *Core }
 
 // Handles implements githubapp.EventHandler.
@@ -21,6 +22,9 @@ func (h PullRequest) Handle(ctx context.Context, _, _ string, payload []byte) er
 	var ev github.PullRequestEvent
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return fmt.Errorf("parse pull_request event: %w", err)
+	}
+	if wantsPreview(&ev) {
+		return h.preview(ctx, &ev)
 	}
 	if ev.GetAction() != "closed" || !ev.GetPullRequest().GetMerged() {
 		return nil

@@ -43,6 +43,8 @@ func (d *fieldDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		if s, ok := d.scalarString(n, path); ok {
 			v.Set(reflect.ValueOf(Text{Value: s, Line: contentLine(n)}))
 		}
+	case v.Type() == quantityType:
+		d.decodeQuantity(n, v, path)
 	case v.Kind() == reflect.Pointer:
 		elem := reflect.New(v.Type().Elem())
 		d.decode(n, elem.Elem(), path)
@@ -113,6 +115,15 @@ func (d *fieldDecoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	v.SetInt(i)
+}
+
+// decodeQuantity accepts an integer or a string such as "10%".
+func (d *fieldDecoder) decodeQuantity(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!str") {
+		d.fail(n.Line, "%s: expected a number or a percentage such as \"10%%\", got %s", path, describe(n))
+		return
+	}
+	v.SetString(n.Value)
 }
 
 func (d *fieldDecoder) decodeBool(n *yaml.Node, v reflect.Value, path string) {

@@ -23,6 +23,9 @@ func LoadEnvironments(main Source) ([]*Environment, Errors) {
 	parseFiles(files, &objs, &errs)
 	envs := dedupe(objs.environments, &errs)
 	sort.Slice(envs, func(i, j int) bool { return envs[i].Name < envs[j].Name })
+	for _, e := range envs {
+		ParseGuard(e, &errs)
+	}
 	return envs, errs.Sorted()
 }
 
@@ -58,4 +61,15 @@ func FindBaseRepo(env Source) (file, commit string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// GuardOf returns the parsed guard of the named environment, nil without one. LoadEnvironments
+// has already reported its errors.
+func GuardOf(envs []*Environment, name string) *Limits {
+	e := FindEnvironment(envs, name)
+	if e == nil {
+		return nil
+	}
+	var ignored Errors
+	return ParseGuard(e, &ignored)
 }

@@ -63,6 +63,7 @@ type Environment struct {
 type EnvironmentSpec struct {
 	ControlPlane ManifestsSpec `yaml:"controlPlane" required:"true"`
 	Promotion    *Promotion    `yaml:"promotion"`
+	Guard        *Guard        `yaml:"guard"`
 }
 
 // Promotion declares how main is promoted into an environment.

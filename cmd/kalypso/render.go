@@ -79,36 +79,6 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	var in inputFlags
-	var gitops string
-	fs := newFlagSet("plan", inputSynopsis+" --gitops-dir DIR",
-		"Compares the environment's GitOps tree with the current one in --gitops-dir and prints what would be\n"+
-			"added, changed and removed, grouped by cluster type and assignment. Errors are printed as for render.", stderr)
-	in.register(fs)
-	fs.StringVar(&gitops, "gitops-dir", "", "existing directory holding the current GitOps tree of the environment (required)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if gitops == "" {
-		fmt.Fprintln(stderr, "kalypso plan: flag --gitops-dir is required")
-		return 2
-	}
-	res, code := renderInputs(&in, stderr)
-	if res == nil {
-		return code
-	}
-	prev, err := readTree(gitops)
-	if err != nil {
-		fmt.Fprintf(stderr, "kalypso plan: flag --gitops-dir: %v\n", err)
-		return 2
-	}
-	plan := render.Diff(prev, res.Apply(prev), res.Root)
-	fmt.Fprint(stdout, plan.Text())
-	printErrors(stderr, res.Errors)
-	return exitStatus(res.Errors)
-}
-
 // renderInputs loads and renders the environment; when it cannot, it returns nil and a status:
 // 2 for a usage problem, 1 for a problem with the repositories.
 func renderInputs(in *inputFlags, stderr io.Writer) (*render.Result, int) {

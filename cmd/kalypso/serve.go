@@ -61,7 +61,10 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
-	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter}
+	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter, PreviewComments: cfg.Preview.Comment}
+	if cfg.Preview.Enabled {
+		core.Previews = rec
+	}
 	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
 		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL})
 	if err != nil {

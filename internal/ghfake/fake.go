@@ -40,6 +40,7 @@ type GitHub struct {
 	DeploymentList    map[envref.Repo][]*github.Deployment // newest last
 	DeploymentHistory map[int64][]*github.DeploymentStatus // deployment → statuses, newest last
 	Permissions       map[string]string                    // user → permission on every repository
+	comments          map[commentKey][]*github.IssueComment
 }
 
 var _ ghport.GitHub = (*GitHub)(nil)

@@ -35,6 +35,12 @@ type GitHub interface {
 	EditPullRequest(ctx context.Context, repo envref.Repo, number int, pr *github.PullRequest) (*github.PullRequest, error)
 	// AddLabels adds labels to a pull request or issue.
 	AddLabels(ctx context.Context, repo envref.Repo, number int, labels []string) error
+	// Comments lists the first 100 comments of a pull request or issue, oldest first.
+	Comments(ctx context.Context, repo envref.Repo, number int) ([]*github.IssueComment, error)
+	// CreateComment comments on a pull request or issue.
+	CreateComment(ctx context.Context, repo envref.Repo, number int, body string) (*github.IssueComment, error)
+	// EditComment replaces a comment's body; ErrNotFound when it is gone.
+	EditComment(ctx context.Context, repo envref.Repo, id int64, body string) error
 
 	// CheckRuns lists up to 100 check runs named name on a commit, of every check suite.
 	CheckRuns(ctx context.Context, repo envref.Repo, sha, name string) ([]*github.CheckRun, error)

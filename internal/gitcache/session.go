@@ -2,6 +2,7 @@ package gitcache
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -62,4 +63,14 @@ func (s *Session) Push(branch string, commit, old plumbing.Hash) error {
 // Delete removes a remote branch if it is still at old.
 func (s *Session) Delete(branch string, old plumbing.Hash) error {
 	return s.c.deleteBranch(s.ctx, s.remote.Owner, s.remote.Name, s.remote.Token, branch, old)
+}
+
+// FetchPull fetches a pull request's commits through this repository's own refs (never from a
+// fork): GitHub's test merge refs/pull/N/merge when it has one, else refs/pull/N/head. It
+// returns the commit and which of the two it is ("merge" or "head"); ErrNoPull when neither exists.
+func (s *Session) FetchPull(number int) (plumbing.Hash, string, error) {
+	if number <= 0 {
+		return plumbing.ZeroHash, "", fmt.Errorf("pull request %d: %w", number, ErrNoPull)
+	}
+	return s.c.fetchPull(s.ctx, s.Repo, s.remote.Token, number)
 }

@@ -209,3 +209,12 @@ func (r *Remotes) Parent(repo envref.Repo, commit string) string {
 
 // Str returns a pointer to s, for file maps.
 func Str(s string) *string { return &s }
+
+// SetRef points any reference, e.g. refs/pull/1/head, at a commit, as GitHub does for pull requests.
+func (r *Remotes) SetRef(repo envref.Repo, ref, commit string) {
+	r.t.Helper()
+	g := r.open(repo)
+	if err := g.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(ref), plumbing.NewHash(commit))); err != nil {
+		r.t.Fatalf("set %s: %v", ref, err)
+	}
+}

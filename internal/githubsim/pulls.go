@@ -1,11 +1,13 @@
 package githubsim
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // pullRequest is a simulated pull request; it is guarded by its repo's mu.
@@ -27,6 +29,7 @@ type pullRequest struct {
 	mergeCommitSHA      string
 	mergedBy            string
 	labels              []string
+	fork                string // the owner of the fork the head branch is on; "" for this repository
 }
 
 func (rp *repo) pull(number int) *pullRequest {
@@ -122,10 +125,43 @@ func (s *Server) openPull(rp *repo, user string, in newPullInput) (*pullRequest,
 	return pr, rp.setPullRef(pr)
 }
 
-// setPullRef keeps refs/pull/N/head pointing at the head commit.
+// setPullRef keeps refs/pull/N/head pointing at the head commit, and refs/pull/N/merge at
+// GitHub's test merge of the head into the base's tip (no merge ref when they conflict).
 func (rp *repo) setPullRef(pr *pullRequest) error {
 	name := plumbing.ReferenceName("refs/pull/" + itoa(pr.number) + "/head")
-	return rp.git.Storer.SetReference(plumbing.NewHashReference(name, plumbing.NewHash(pr.headSHA)))
+	if err := rp.git.Storer.SetReference(plumbing.NewHashReference(name, plumbing.NewHash(pr.headSHA))); err != nil {
+		return err
+	}
+	return rp.setMergeRef(pr)
+}
+
+func (rp *repo) setMergeRef(pr *pullRequest) error {
+	name := plumbing.ReferenceName("refs/pull/" + itoa(pr.number) + "/merge")
+	head := plumbing.NewHash(pr.headSHA)
+	tip, ok := rp.branchHash(pr.base)
+	if ok {
+		tree, err := rp.mergeResult(tip, head)
+		switch {
+		case err == nil:
+			hc, err := rp.commitObj(head)
+			if err != nil {
+				return err
+			}
+			sig := object.Signature{Name: "GitHub", Email: "noreply@github.com", When: hc.Committer.When}
+			merge, err := rp.writeCommit(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: []plumbing.Hash{tip, head},
+				Message: "Merge " + pr.headSHA + " into " + tip.String()})
+			if err != nil {
+				return err
+			}
+			return rp.git.Storer.SetReference(plumbing.NewHashReference(name, merge))
+		case !errors.Is(err, errConflict):
+			return err
+		}
+	}
+	if err := rp.git.Storer.RemoveReference(name); err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return err
+	}
+	return nil
 }
 
 func (s *Server) listPulls(c *call) (int, any, error) {

@@ -1,6 +1,8 @@
 package githubsim
 
 import (
+	"maps"
+
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -24,7 +26,7 @@ func (s *Server) pullMap(rp *repo, pr *pullRequest, full bool) (map[string]any, 
 		"closed_at": tsOrNil(pr.closedAt), "merged_at": tsOrNil(pr.mergedAt),
 		"merge_commit_sha": nullable(pr.mergeCommitSHA), "assignee": nil, "assignees": []any{},
 		"requested_reviewers": []any{}, "requested_teams": []any{},
-		"head": s.pullBranch(rp, pr.head, pr.headSHA), "base": s.pullBranch(rp, pr.base, pr.baseSHA),
+		"head": s.pullHead(rp, pr), "base": s.pullBranch(rp, pr.base, pr.baseSHA),
 		"_links": map[string]any{
 			"self": link(self), "html": link(html), "issue": link(issue), "comments": link(issue + "/comments"),
 			"review_comments": link(self + "/comments"), "review_comment": link(api + "/pulls/comments{/number}"),
@@ -52,6 +54,21 @@ func (s *Server) pullBranch(rp *repo, branch, sha string) map[string]any {
 		"label": rp.owner + ":" + branch, "ref": branch, "sha": sha,
 		"user": s.userMap(rp.owner), "repo": s.repoMap(rp),
 	}
+}
+
+// pullHead is the head of a pull request; a fork's is on a repository of the fork's owner,
+// which the simulator does not serve: nothing can be fetched from it.
+func (s *Server) pullHead(rp *repo, pr *pullRequest) map[string]any {
+	m := s.pullBranch(rp, pr.head, pr.headSHA)
+	if pr.fork == "" {
+		return m
+	}
+	repo := maps.Clone(s.repoMap(rp))
+	full := pr.fork + "/" + rp.name
+	repo["full_name"], repo["fork"], repo["owner"] = full, true, s.userMap(pr.fork)
+	repo["clone_url"], repo["html_url"] = s.base()+"/"+full+".git", s.base()+"/"+full
+	m["label"], m["user"], m["repo"] = pr.fork+":"+pr.head, s.userMap(pr.fork), repo
+	return m
 }
 
 // addPullCounters fills the counters of a full pull request and, with

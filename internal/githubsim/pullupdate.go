@@ -138,6 +138,7 @@ func (s *Server) baseMoved(rp *repo, pr *pullRequest, h plumbing.Hash, actor str
 	}
 	pr.baseSHA = h.String()
 	if in, err := rp.isAncestor(plumbing.NewHash(pr.headSHA), h); err != nil || !in {
+		_ = rp.setMergeRef(pr) // GitHub's test merge follows the base
 		return nil
 	}
 	s.closePull(pr)

@@ -45,6 +45,11 @@ func (s *Server) commitOnBranch(rp *repo, branch string, files map[string]*strin
 	if !ok {
 		parent, _ = rp.branchHash(rp.defaultBranch)
 	}
+	return s.commitOn(rp, parent, files, message)
+}
+
+// commitOn writes a commit of files over parent (zero: a root commit) without moving any ref.
+func (s *Server) commitOn(rp *repo, parent plumbing.Hash, files map[string]*string, message string) (plumbing.Hash, error) {
 	baseTree := plumbing.ZeroHash
 	var parents []plumbing.Hash
 	if !parent.IsZero() {

@@ -21,6 +21,13 @@ func Inputs(repo *git.Repository, envName string, workloads scheduling.WorkloadS
 // InputsWithMain is Inputs with main read at the given commit instead of the pinned one (zero:
 // the pin), to check a main commit against an environment before it is promoted.
 func InputsWithMain(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
+	return InputsAt(repo, envName, workloads, main, plumbing.ZeroHash)
+}
+
+// InputsAt is InputsWithMain with the environment branch read at envAt instead of its head
+// (zero: the head), e.g. a pull request's commit into that branch. Paths keep the branch's
+// prefix, so that errors name the branch's files.
+func InputsAt(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main, envAt plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
 	in := scheduling.Inputs{Environment: envName, Workloads: workloads}
 	head, err := Resolve(repo, MainBranch)
 	if err != nil {
@@ -36,9 +43,11 @@ func InputsWithMain(repo *git.Repository, envName string, workloads scheduling.W
 		return in, errs, fmt.Errorf("environment %q is not declared in %s:%s/", envName, MainBranch, scheduling.EnvironmentsDir)
 	}
 	branch := env.Spec.ControlPlane.Branch
-	envCommit, err := Resolve(repo, branch)
-	if err != nil {
-		return in, errs, fmt.Errorf("environment %q: branch %q: %w", envName, branch, err)
+	envCommit := envAt
+	if envCommit.IsZero() {
+		if envCommit, err = Resolve(repo, branch); err != nil {
+			return in, errs, fmt.Errorf("environment %q: branch %q: %w", envName, branch, err)
+		}
 	}
 	envFS, err := TreeFS(repo, envCommit)
 	if err != nil {

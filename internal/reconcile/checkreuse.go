@@ -11,6 +11,7 @@ import (
 type checkContent struct {
 	Conclusion, Title, Summary, Text string
 	Annotations                      int
+	Actions                          []*github.CheckRunAction // buttons to show; none keeps what the run shows
 }
 
 // runAction is what Report does with the check run already on a commit.

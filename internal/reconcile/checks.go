@@ -78,6 +78,9 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 	conclusion := conclusionOf(c, out, failure)
 	want := checkContent{Conclusion: conclusion, Title: checkTitle(out, failure),
 		Summary: truncate(checkSummary(out, failure), maxOutputText), Text: truncate(text, maxOutputText), Annotations: len(annotations)}
+	if len(out.Held) > 0 && failure == nil && c.Repo == out.Env.ControlPlane && c.SHA == envCommit(out) {
+		want.Actions = acceptButton()
+	}
 	name, externalID := CheckName(out.Env.Name), CheckExternalID(out.Env.ControlPlane, out.Env.Name)
 	unlock := r.lockReports(c.Repo, out.Env.Name)
 	defer unlock()
@@ -108,7 +111,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh ghport.GitHub, c Comm
 		first := min(len(annotations), maxAnnotationsPerRequest)
 		output.Annotations = annotations[:first]
 		run, err := gh.UpdateCheckRun(ctx, c.Repo, existing.GetID(), github.UpdateCheckRunOptions{
-			Name: name, Status: github.String("completed"), Conclusion: &want.Conclusion, Output: output})
+			Name: name, Status: github.String("completed"), Conclusion: &want.Conclusion, Output: output, Actions: want.Actions})
 		if err != nil {
 			return nil, nil, fmt.Errorf("update check run %d on %s@%s: %w", existing.GetID(), c.Repo, c.SHA, err)
 		}
@@ -118,7 +121,7 @@ func (r *Reconciler) writeCheckRun(ctx context.Context, gh ghport.GitHub, c Comm
 	output.Annotations = annotations[:first]
 	run, err := gh.CreateCheckRun(ctx, c.Repo, github.CreateCheckRunOptions{
 		Name: name, HeadSHA: c.SHA, Status: github.String("completed"), Conclusion: &want.Conclusion,
-		ExternalID: github.String(externalID), Output: output})
+		ExternalID: github.String(externalID), Output: output, Actions: want.Actions})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create check run on %s@%s: %w", c.Repo, c.SHA, err)
 	}
@@ -142,7 +145,7 @@ func addAnnotations(ctx context.Context, gh ghport.GitHub, repo envref.Repo, run
 // team owns every control-plane file), but a workload commit only on errors in its own files:
 // one team's broken files never turn another team's checks red.
 func conclusionOf(c Commit, out *Outcome, failure error) string {
-	if failure != nil {
+	if failure != nil || len(out.Held) > 0 {
 		return "failure"
 	}
 	for _, e := range out.Result.Errors {
@@ -157,6 +160,8 @@ func checkTitle(out *Outcome, failure error) string {
 	switch {
 	case failure != nil:
 		return "could not reconcile " + out.Env.Name
+	case len(out.Held) > 0:
+		return out.Env.Name + ": held by the blast-radius guard"
 	case len(out.Result.Errors) > 0:
 		return fmt.Sprintf("%s in %s", plural.Count(len(out.Result.Errors), "error"), out.Env.Name)
 	case out.PR != nil:
@@ -169,6 +174,15 @@ func checkSummary(out *Outcome, failure error) string {
 	var b strings.Builder
 	if failure != nil {
 		fmt.Fprintf(&b, "**Error:** %s\n\n", failure)
+	}
+	if out.Accepted != "" {
+		b.WriteString(out.Accepted + "\n\n")
+	}
+	if len(out.Held) > 0 {
+		fmt.Fprintf(&b, "**Held change** `%s`\n\n", changeDigest(out))
+		b.WriteString(violationLines(out.Held))
+		fmt.Fprintf(&b, "The change is not pushed into the GitOps pull request until a user with write permission on %s accepts it with the Accept button of the check run on %s's head commit %s.\n\n",
+			out.Env.ControlPlane, out.Env.Name, envCommit(out))
 	}
 	if out.Result != nil {
 		fmt.Fprintf(&b, "Environment **%s**: %s rendered, %d failed, %s.\n\n",

@@ -35,6 +35,9 @@ func (r *Reconciler) convergeIn(ctx context.Context, s *gitcache.Session, out *O
 		return err
 	}
 	ph.done("diff")
+	if held, err := r.holds(ctx, out, basePaths, changes); err != nil || held {
+		return err // the pull request stays as it is until the change is accepted
+	}
 	appHead := s.Head(branch)
 	if len(changes) == 0 {
 		return r.retire(ctx, s, out, appHead)

@@ -16,6 +16,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/preview"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -82,6 +83,12 @@ type Outcome struct {
 	Promoted bool // the pull request changes the promoted commit
 	Commit   string
 	Render   render.Stats // how much was rendered again
+	// Held lists the limits of the environment's guard that the proposed change exceeds: it
+	// was not pushed, and waits for a click on Accept on the environment branch commit's check.
+	Held []preview.Violation
+	// Accepted is the acceptance recorded on that check run, when one let the change through.
+	Accepted string
+	limits   *scheduling.Limits
 }
 
 // Environment computes an environment and converges branch kalypso/<env> and its pull request.
@@ -107,6 +114,9 @@ func (r *Reconciler) Environment(ctx context.Context, env envref.Env) (*Outcome,
 	ph.done("load")
 	out.Result, out.Render = r.results.render(env, snap)
 	ph.done("render")
+	if out.limits, err = r.guard(env); err != nil {
+		return out, err
+	}
 	out.Sources = snap.Sources
 	if !out.Result.HasTarget {
 		return out, nil // nothing may be written; the errors say why

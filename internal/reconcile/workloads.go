@@ -16,6 +16,11 @@ type cachedWorkloads struct {
 	cache    Git
 	token    string
 	maxBytes int64 // largest file read (0: no limit)
+	// pull, when set, is a pull request into a branch of a workload repository: that branch is
+	// read at the pull request's result, through the repository's own refs/pull/N/… refs, and
+	// read records which ref was read.
+	pull *PullRequest
+	read *Preview
 }
 
 // Workload implements scheduling.WorkloadSource.
@@ -34,6 +39,13 @@ func (w *cachedWorkloads) Workload(spec scheduling.ManifestsSpec) (scheduling.So
 		head := s.Head(spec.Branch)
 		if head.IsZero() {
 			return fmt.Errorf("%s has no branch %q", repo, spec.Branch)
+		}
+		if p := w.pull; p != nil && p.Repo == repo && p.Base == spec.Branch {
+			commit, which, err := s.FetchPull(p.Number)
+			if err != nil {
+				return err
+			}
+			head, w.read.Read, w.read.Commit = commit, which, commit.String()
 		}
 		// Only the registered folder is read, and no file above the limit enters memory.
 		fsys, err := gitsource.TreeFS(s.Repo, head, gitsource.Under(dir), gitsource.MaxFileBytes(w.maxBytes))

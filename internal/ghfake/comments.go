@@ -1,0 +1,84 @@
+package ghfake
+
+import (
+	"context"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+)
+
+// commentKey is a pull request or issue of a repository.
+type commentKey struct {
+	Repo   envref.Repo
+	Number int
+}
+
+// Comments implements ghport.GitHub.
+func (g *GitHub) Comments(_ context.Context, repo envref.Repo, number int) ([]*github.IssueComment, error) {
+	defer g.mu.Unlock()
+	if err := g.enter("Comments", repo, number); err != nil {
+		return nil, err
+	}
+	var out []*github.IssueComment
+	for _, c := range g.comments[commentKey{repo, number}] {
+		cp := *c
+		out = append(out, &cp)
+	}
+	return out, nil
+}
+
+// CreateComment implements ghport.GitHub.
+func (g *GitHub) CreateComment(_ context.Context, repo envref.Repo, number int, body string) (*github.IssueComment, error) {
+	defer g.mu.Unlock()
+	if err := g.enter("CreateComment", repo, number, body); err != nil {
+		return nil, err
+	}
+	c := &github.IssueComment{ID: github.Int64(g.nextID()), Body: github.String(body),
+		User: &github.User{Login: github.String("kalypso[bot]"), Type: github.String("Bot")}}
+	if g.comments == nil {
+		g.comments = map[commentKey][]*github.IssueComment{}
+	}
+	g.comments[commentKey{repo, number}] = append(g.comments[commentKey{repo, number}], c)
+	cp := *c
+	return &cp, nil
+}
+
+// EditComment implements ghport.GitHub.
+func (g *GitHub) EditComment(_ context.Context, repo envref.Repo, id int64, body string) error {
+	defer g.mu.Unlock()
+	if err := g.enter("EditComment", repo, id, body); err != nil {
+		return err
+	}
+	for key, list := range g.comments {
+		for _, c := range list {
+			if key.Repo == repo && c.GetID() == id {
+				c.Body = github.String(body)
+				return nil
+			}
+		}
+	}
+	return notFound("comment", id)
+}
+
+// CommentsOn returns the bodies of the comments on a pull request or issue, oldest first.
+func (g *GitHub) CommentsOn(repo envref.Repo, number int) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for _, c := range g.comments[commentKey{repo, number}] {
+		out = append(out, c.GetBody())
+	}
+	return out
+}
+
+// AddComment adds a comment by a person (type User) to a pull request or issue, as if posted on GitHub.
+func (g *GitHub) AddComment(repo envref.Repo, number int, login, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.comments == nil {
+		g.comments = map[commentKey][]*github.IssueComment{}
+	}
+	c := &github.IssueComment{ID: github.Int64(g.nextID()), Body: github.String(body), User: &github.User{Login: github.String(login), Type: github.String("User")}}
+	g.comments[commentKey{repo, number}] = append(g.comments[commentKey{repo, number}], c)
+}

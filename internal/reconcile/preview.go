@@ -1,0 +1,125 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/preview"
+	"github.com/kalypso-gitops/kalypso/render"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// PullRequest is a pull request into a branch of a control plane, read through the control
+// plane's own refs/pull/N/… refs: its content is never fetched from a fork's URL.
+type PullRequest struct {
+	Installation int64
+	Repo         envref.Repo // the base repository, a control plane
+	Number       int
+	HeadSHA      string // the pull request's head commit, which the check runs are on
+	Base         string // the branch it is merged into
+}
+
+// PreviewTarget says what the pull request's result stands for.
+type PreviewTarget int
+
+// What a pull request's result is previewed as.
+const (
+	AsEnvironmentBranch PreviewTarget = iota // the environment's branch
+	AsMain                                   // main, as if pinned into the environment
+	AsWorkload                               // a registered branch of a workload repository
+)
+
+// Preview is what a pull request would do to one environment. Nothing is written anywhere.
+type Preview struct {
+	Env        envref.Env
+	Read       string         // "merge" (GitHub's test merge) or "head"
+	Commit     string         // the commit read
+	As         PreviewTarget  // what the commit was read as
+	Proposed   *render.Result // the environment with the pull request
+	Prev, Next render.Tree    // the environment's GitOps tree without and with it
+	Plan       *render.Plan
+	Blast      preview.Blast
+	Violations []preview.Violation // limits of the environment's guard the change exceeds
+}
+
+// Preview computes env with the pull request's result as its branch or as main. The guard
+// comes from main's head of the control plane, never from the pull request, so that a pull
+// request cannot relax the limit it is checked against.
+func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest, as PreviewTarget) (*Preview, error) {
+	token, err := r.clients.Token(ctx, env.Installation)
+	if err != nil {
+		return nil, fmt.Errorf("installation %d token: %w", env.Installation, err)
+	}
+	var cur, next scheduling.Inputs
+	var curErrs, nextErrs scheduling.Errors
+	var limits *scheduling.Limits
+	out := &Preview{Env: env}
+	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
+	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}
+	nextWS := ws
+	out.As = as
+	if as == AsWorkload {
+		nextWS = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
+	}
+	err = r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
+		var err error
+		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash); err != nil {
+			return err
+		}
+		mainAt, envAt := plumbing.ZeroHash, plumbing.ZeroHash
+		if as != AsWorkload {
+			commit, which, err := s.FetchPull(pr.Number)
+			if err != nil {
+				return err
+			}
+			out.Read, out.Commit = which, commit.String()
+			if mainAt, envAt = plumbing.ZeroHash, commit; as == AsMain {
+				mainAt, envAt = commit, plumbing.ZeroHash
+			}
+		}
+		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, nextWS, mainAt, envAt); err != nil {
+			return err
+		}
+		limits, err = guardOnMain(s, env.Name)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("preview %s of pull request #%d: %w", env.Key(), pr.Number, err)
+	}
+	current, _ := r.results.render(env, r.load(env, cur, curErrs))
+	out.Proposed = r.results.peek(env, r.load(env, next, nextErrs))
+	out.Prev = current.Apply(render.Tree{})
+	out.Next = out.Proposed.Apply(out.Prev)
+	out.Plan = render.Diff(out.Prev, out.Next, out.Proposed.Root)
+	out.Blast = preview.Measure(out.Prev, out.Next, out.Proposed.Root)
+	out.Violations = preview.Check(limits, out.Blast)
+	return out, nil
+}
+
+// load reads the workloads and assembles a snapshot of inputs already read.
+func (r *Reconciler) load(env envref.Env, in scheduling.Inputs, errs scheduling.Errors) *scheduling.Snapshot {
+	in.Policy = r.policy
+	in.Seniority = r.seniority(env.ControlPlane, in)
+	snap := scheduling.Load(in)
+	snap.Errors = append(errs, snap.Errors...).Sorted()
+	return snap
+}
+
+// guardOnMain reads an environment's guard from main's head of the session's control plane.
+func guardOnMain(s *gitcache.Session, env string) (*scheduling.Limits, error) {
+	head := s.Head(gitsource.MainBranch)
+	if head.IsZero() {
+		return nil, nil
+	}
+	fsys, err := gitsource.TreeFS(s.Repo, head)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", gitsource.MainBranch, err)
+	}
+	envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
+	return scheduling.GuardOf(envs, env), nil
+}
