@@ -44,15 +44,10 @@ func readPlane(repos Repos, cp envref.Repo) planeFacts {
 		return msg, at
 	}
 	_ = repos.UseCached(remote, func(s *gitcache.Session) error {
-		head := s.Head(gitsource.MainBranch)
-		if head.IsZero() {
-			return nil
-		}
-		fsys, err := gitsource.TreeFS(s.Repo, head)
-		if err != nil {
+		envs, err := gitsource.MainEnvironments(s.Repo)
+		if err != nil || envs == nil {
 			return err
 		}
-		envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
 		facts.chain, _ = scheduling.PromotionChain(envs)
 		return nil
 	})

@@ -116,3 +116,19 @@ func mainAt(repo *git.Repository, commit plumbing.Hash) (scheduling.Source, erro
 func MainPrefix(commit string) string {
 	return MainBranch + "@" + commit[:min(7, len(commit))] + ":"
 }
+
+// MainEnvironments reads the Environments declared in .environments/ at the head of the
+// remote-tracking main of a cached repository; none when main does not exist. Problems in
+// the declarations are left to whoever validates main.
+func MainEnvironments(repo *git.Repository) ([]*scheduling.Environment, error) {
+	ref, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", MainBranch), true)
+	if err != nil {
+		return nil, nil
+	}
+	fsys, err := TreeFS(repo, ref.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", MainBranch, err)
+	}
+	envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
+	return envs, nil
+}

@@ -88,15 +88,13 @@ func (p *Promoter) onMain(ctx context.Context, l Locator, fn func(*scheduling.Ch
 		return err
 	}
 	return p.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
-		head := s.Head(gitsource.MainBranch)
-		if head.IsZero() {
-			return fn(&scheduling.Chain{Stages: map[string]*scheduling.Stage{}}, s)
-		}
-		fsys, err := gitsource.TreeFS(s.Repo, head)
+		envs, err := gitsource.MainEnvironments(s.Repo)
 		if err != nil {
 			return err
 		}
-		envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
+		if envs == nil {
+			return fn(&scheduling.Chain{Stages: map[string]*scheduling.Stage{}}, s)
+		}
 		chain, _ := scheduling.PromotionChain(envs)
 		return fn(chain, s)
 	})

@@ -36,15 +36,10 @@ func (r *Reconciler) Describe(ctx context.Context, inst int64, repo envref.Repo)
 	var out []envref.EnvInfo
 	remote := gitcache.Remote{Owner: repo.Owner, Name: repo.Name, Token: token}
 	err = r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
-		head := s.Head(gitsource.MainBranch)
-		if head.IsZero() {
-			return nil
-		}
-		fsys, err := gitsource.TreeFS(s.Repo, head)
+		envs, err := gitsource.MainEnvironments(s.Repo)
 		if err != nil {
 			return err
 		}
-		envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
 		for _, e := range envs {
 			info := envref.EnvInfo{Env: envref.Env{Installation: inst, ControlPlane: repo, Name: e.Name}, Branch: e.Spec.ControlPlane.Branch}
 			if in, _, err := gitsource.Inputs(s.Repo, e.Name, refusing{}); err == nil {

@@ -112,14 +112,9 @@ func (r *Reconciler) load(env envref.Env, in scheduling.Inputs, errs scheduling.
 
 // guardOnMain reads an environment's guard from main's head of the session's control plane.
 func guardOnMain(s *gitcache.Session, env string) (*scheduling.Limits, error) {
-	head := s.Head(gitsource.MainBranch)
-	if head.IsZero() {
-		return nil, nil
+	envs, err := gitsource.MainEnvironments(s.Repo)
+	if err != nil || envs == nil {
+		return nil, err
 	}
-	fsys, err := gitsource.TreeFS(s.Repo, head)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", gitsource.MainBranch, err)
-	}
-	envs, _ := scheduling.LoadEnvironments(scheduling.Source{FS: fsys})
 	return scheduling.GuardOf(envs, env), nil
 }
