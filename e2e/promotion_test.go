@@ -227,6 +227,10 @@ func TestE2EPromotionDeploymentsShowHistory(t *testing.T) {
 	w.waitStatus("dev", second, "pending", "0/1 clusters compliant")
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "ok"))
 	w.waitStatus("dev", second, "success", "deployed to 1 cluster")
+	// stage follows automatically: let the app finish pinning it before the test ends, so that
+	// no push is still under way when the repositories are removed.
+	w.eventually(func() bool { return w.pinOf("stage") == second }, "second is pinned into stage")
+	w.settle()
 
 	byEnv := map[string][]string{}
 	for _, d := range w.sim.Deployments(sample.Owner, sample.ControlPlane) { // newest first
