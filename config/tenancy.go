@@ -13,10 +13,12 @@ import (
 
 // Defaults of the tenancy and memory settings.
 const (
-	DefaultCacheMaxBytes  = 1 << 30 // 1 GiB of cached repositories
-	DefaultMaxFileBytes   = 4 << 20 // 4 MiB for one YAML file of a control plane or workload repository
-	controlPlanesEnvSplit = ","
+	DefaultCacheMaxBytes = 1 << 30 // 1 GiB of cached repositories
+	DefaultMaxFileBytes  = 4 << 20 // 4 MiB for one YAML file of a control plane or workload repository
 )
+
+// listSeparator separates the items of a list setting in its environment variable.
+const listSeparator = ","
 
 // Sources holds the limits on what is read from control-plane and workload repositories.
 type Sources struct {
@@ -91,7 +93,7 @@ func byteSize(field func(*Config) *ByteSize) func(*Config, string) error {
 func list(field func(*Config) *[]string) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		var out []string
-		for _, s := range strings.Split(v, controlPlanesEnvSplit) {
+		for _, s := range strings.Split(v, listSeparator) {
 			if s = strings.TrimSpace(s); s != "" {
 				out = append(out, s)
 			}

@@ -193,3 +193,17 @@ func TestOlderRegistrationKeepsTargetNames(t *testing.T) {
 	require.Equal(t, "a-b-c@team-b", targetNames(snap)[0])
 	require.Contains(t, snap.Errors.Error(), `deployment target name "a-b-c" is also produced at wl:org/app-b/`)
 }
+
+// The history is read only for registrations that share a name with another one.
+func TestSeniorityIsAskedOnlyOnACollision(t *testing.T) {
+	var asked []string
+	count := func(r *WorkloadRegistration) int64 { asked = append(asked, r.Name); return 0 }
+	in := tenancyInputs(map[string]string{"w.yaml": workload("api", "dev", "./a")}, map[string]string{"w.yaml": workload("web", "dev", "./b")})
+	in.Seniority = count
+	Load(in)
+	require.Empty(t, asked, "no shared name: no history read")
+	in = tenancyInputs(map[string]string{"w.yaml": workload("api", "dev", "./a")}, map[string]string{"w.yaml": workload("api", "dev", "./b")})
+	in.Seniority = count
+	Load(in)
+	require.ElementsMatch(t, []string{"team-a", "team-b"}, asked)
+}

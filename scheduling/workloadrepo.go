@@ -59,27 +59,29 @@ func validateSchemaNames(d *fieldDecoder, names []string, path string, line int)
 }
 
 // bySeniority orders workloads so that those of older registrations come first, when two
-// registrations deliver the same name: de-duplication then keeps the older one's. Without a
-// name in common the order stays by registration name.
+// registrations deliver the same name: de-duplication then keeps the older one's. Only the
+// registrations that share a name are aged (it may read the control plane's history); the
+// others keep their order by registration name.
 func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64) {
-	if seniority == nil || !sharedName(ws) {
+	sharing := sharingNames(ws)
+	if seniority == nil || len(sharing) == 0 {
 		return
 	}
 	age := map[*WorkloadRegistration]int64{}
-	for _, w := range ws {
-		if _, ok := age[w.Registration]; !ok && w.Registration != nil {
-			age[w.Registration] = seniority(w.Registration)
-		}
+	for r := range sharing {
+		age[r] = seniority(r)
 	}
 	sort.SliceStable(ws, func(i, j int) bool {
 		return age[ws[i].Registration] < age[ws[j].Registration]
 	})
 }
 
-// sharedName reports whether two workloads of different registrations may produce the same
-// Workload or deployment-target name (a-b with target c and a with target b-c both give a-b-c).
-func sharedName(ws []*Workload) bool {
+// sharingNames returns the registrations whose workloads produce a Workload or deployment-target
+// name that another registration's workloads also produce (a-b with target c and a with target
+// b-c both give a-b-c).
+func sharingNames(ws []*Workload) map[*WorkloadRegistration]bool {
 	owner := map[string]*WorkloadRegistration{}
+	out := map[*WorkloadRegistration]bool{}
 	for _, w := range ws {
 		names := []string{"workload/" + w.Name}
 		for _, t := range w.Spec.DeploymentTargets {
@@ -87,10 +89,11 @@ func sharedName(ws []*Workload) bool {
 		}
 		for _, n := range names {
 			if r, ok := owner[n]; ok && r != w.Registration {
-				return true
+				out[r], out[w.Registration] = true, true
 			}
 			owner[n] = w.Registration
 		}
 	}
-	return false
+	delete(out, nil)
+	return out
 }

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/promote"
 )
 
 // historyLength is how many promotions per environment the history shows.
@@ -118,50 +118,30 @@ func validSHA(sha string) string {
 // short abbreviates a commit hash.
 func short(sha string) string { return sha[:min(7, len(sha))] }
 
-// Status descriptions the promoter writes (internal/promote), parsed back.
-var (
-	waitingDesc  = regexp.MustCompile(`^(\d{1,6})/(\d{1,6}) clusters compliant$`)
-	deployedDesc = regexp.MustCompile(`^deployed to (\d{1,6}) clusters?$`)
-	failedDesc   = regexp.MustCompile(`^cluster ([A-Za-z0-9._/:@+=~-]{1,200}) failed$`)
-	timedOutDesc = regexp.MustCompile(`^timed out after [0-9a-z.]+: (\d{1,6})/(\d{1,6}) clusters compliant`)
-)
-
 // promotionOf turns the kalypso/<env> status of the pinned commit into a state.
 func promotionOf(st *github.RepoStatus) Promotion {
 	if st == nil {
 		return Promotion{State: StateUnknown}
 	}
 	desc := truncate(st.GetDescription(), 140)
-	p := Promotion{Description: desc}
+	got := promote.ReadProgress(st.GetState(), desc)
+	p := Promotion{Description: desc, Compliant: got.Compliant, Expected: got.Expected, FailedCluster: got.FailedCluster}
 	switch st.GetState() {
 	case "pending":
 		p.State = StateAwaitingMerge
-		if m := waitingDesc.FindStringSubmatch(desc); m != nil {
-			p.State, p.Compliant, p.Expected = StateWaiting, atoi(m[1]), atoi(m[2])
+		if promote.IsWaiting(desc) {
+			p.State = StateWaiting
 		}
 	case "success":
 		p.State = StateDeployed
-		if m := deployedDesc.FindStringSubmatch(desc); m != nil {
-			p.Compliant, p.Expected = atoi(m[1]), atoi(m[1])
-		}
 	case "failure":
 		p.State = StateFailed
-		if m := failedDesc.FindStringSubmatch(desc); m != nil {
-			p.FailedCluster = m[1]
-		} else if m := timedOutDesc.FindStringSubmatch(desc); m != nil {
-			p.Compliant, p.Expected = atoi(m[1]), atoi(m[2])
-		}
 	case "error":
 		p.State = StateSuperseded
 	default:
 		p.State = StateUnknown
 	}
 	return p
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // timeOf returns a GitHub timestamp in UTC, or nil.

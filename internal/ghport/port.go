@@ -98,3 +98,8 @@ func FindCheckRun(ctx context.Context, gh GitHub, repo envref.Repo, sha, name, e
 	}
 	return found, nil
 }
+
+// CanWrite reports whether a permission level (as Permission returns it) allows writing.
+func CanWrite(level string) bool {
+	return level == "admin" || level == "maintain" || level == "write"
+}

@@ -53,3 +53,11 @@ func TestRESTClassifiesErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestCanWrite(t *testing.T) {
+	for level, want := range map[string]bool{"admin": true, "maintain": true, "write": true, "triage": false, "read": false, "none": false, "": false} {
+		if CanWrite(level) != want {
+			t.Errorf("CanWrite(%q) = %v, want %v", level, !want, want)
+		}
+	}
+}

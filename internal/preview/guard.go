@@ -1,7 +1,6 @@
 package preview
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,28 +22,12 @@ type Blast struct {
 
 // Measure compares two GitOps trees below root.
 func Measure(prev, next render.Tree, root string) Blast {
-	before, after := assignments(prev, root), assignments(next, root)
-	b := Blast{Assignments: len(before), ClusterTypes: len(clusterTypes(prev, root))}
-	for key, files := range after {
-		old, ok := before[key]
-		switch {
-		case !ok:
-			b.Added++
-		case !sameFiles(old, files, prev, next):
-			b.Changed++
-		}
-	}
-	for key := range before {
-		if _, ok := after[key]; !ok {
-			b.Removed++
-		}
-	}
-	touched := map[string]bool{}
-	for _, g := range render.Diff(prev, next, root).Groups {
-		touched[g.ClusterType] = true
-	}
-	b.Touched = len(touched)
-	return b
+	return MeasurePlan(prev.SortedPaths(), render.Diff(prev, next, root), root, has(next))
+}
+
+// has reports whether a path is in a tree.
+func has(t render.Tree) func(string) bool {
+	return func(p string) bool { _, ok := t[p]; return ok }
 }
 
 // Violation is one limit a change exceeds.
@@ -96,29 +79,6 @@ func Check(l *scheduling.Limits, b Blast) []Violation {
 	return out
 }
 
-// assignments maps "clusterType/target" to the paths of its files.
-func assignments(t render.Tree, root string) map[string][]string {
-	out := map[string][]string{}
-	for p := range t {
-		ct, target, ok := split(p, root)
-		if ok && target != "" {
-			key := ct + "/" + target
-			out[key] = append(out[key], p)
-		}
-	}
-	return out
-}
-
-func clusterTypes(t render.Tree, root string) map[string]bool {
-	out := map[string]bool{}
-	for p := range t {
-		if ct, _, ok := split(p, root); ok {
-			out[ct] = true
-		}
-	}
-	return out
-}
-
 // split finds the cluster type and assignment of a path; ok is false outside cluster-type folders.
 func split(p, root string) (ct, target string, ok bool) {
 	rel := p
@@ -137,19 +97,6 @@ func split(p, root string) (ct, target string, ok bool) {
 	return segs[0], "", true
 }
 
-func sameFiles(old, cur []string, prev, next render.Tree) bool {
-	if len(old) != len(cur) {
-		return false
-	}
-	for _, p := range cur {
-		o, ok := prev[p]
-		if !ok || !bytes.Equal(o, next[p]) {
-			return false
-		}
-	}
-	return true
-}
-
 // Count is how many assignments of one cluster type a change adds, changes and removes.
 type Count struct {
 	ClusterType             string
@@ -159,30 +106,26 @@ type Count struct {
 // ByClusterType counts the added, changed and removed assignments of each cluster type that
 // has any, sorted by cluster type.
 func ByClusterType(prev, next render.Tree, root string) []Count {
-	before, after := assignments(prev, root), assignments(next, root)
 	counts := map[string]*Count{}
-	get := func(key string) *Count {
-		ct, _, _ := strings.Cut(key, "/")
-		if counts[ct] == nil {
-			counts[ct] = &Count{ClusterType: ct}
+	c := classify(prev.SortedPaths(), render.Diff(prev, next, root), root, has(next))
+	for _, a := range c.assignments {
+		n := counts[a.clusterType]
+		if n == nil {
+			n = &Count{ClusterType: a.clusterType}
+			counts[a.clusterType] = n
 		}
-		return counts[ct]
-	}
-	for key, files := range after {
-		if old, ok := before[key]; !ok {
-			get(key).Added++
-		} else if !sameFiles(old, files, prev, next) {
-			get(key).Changed++
-		}
-	}
-	for key := range before {
-		if _, ok := after[key]; !ok {
-			get(key).Removed++
+		switch a.kind {
+		case render.Added:
+			n.Added++
+		case render.Removed:
+			n.Removed++
+		default:
+			n.Changed++
 		}
 	}
 	out := make([]Count, 0, len(counts))
-	for _, c := range counts {
-		out = append(out, *c)
+	for _, n := range counts {
+		out = append(out, *n)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ClusterType < out[j].ClusterType })
 	return out
@@ -192,6 +135,35 @@ func ByClusterType(prev, next render.Tree, root string) []Count {
 // an assignment of the plan is added when it had no file before, removed when it has none
 // after, and changed otherwise. after reports whether a path exists after the change.
 func MeasurePlan(before []string, plan *render.Plan, root string, after func(path string) bool) Blast {
+	c := classify(before, plan, root, after)
+	b := Blast{Assignments: c.had, ClusterTypes: c.types, Touched: c.touched}
+	for _, a := range c.assignments {
+		switch a.kind {
+		case render.Added:
+			b.Added++
+		case render.Removed:
+			b.Removed++
+		default:
+			b.Changed++
+		}
+	}
+	return b
+}
+
+// classified is a plan seen assignment by assignment.
+type classified struct {
+	had, types, touched int // assignments and cluster types before; cluster types the plan touches
+	assignments         []assignmentChange
+}
+
+// assignmentChange is what a plan does to one assignment.
+type assignmentChange struct {
+	clusterType string
+	kind        render.ChangeKind
+}
+
+// classify decides for each assignment of a plan whether it is added, changed or removed.
+func classify(before []string, plan *render.Plan, root string, after func(path string) bool) classified {
 	prefix := ""
 	if root != "" {
 		prefix = root + "/"
@@ -205,7 +177,7 @@ func MeasurePlan(before []string, plan *render.Plan, root string, after func(pat
 			}
 		}
 	}
-	b := Blast{Assignments: len(had), ClusterTypes: len(types)}
+	c := classified{had: len(had), types: len(types)}
 	touched := map[string]bool{}
 	for _, g := range plan.Groups {
 		touched[g.ClusterType] = true
@@ -213,28 +185,27 @@ func MeasurePlan(before []string, plan *render.Plan, root string, after func(pat
 			continue
 		}
 		key := g.ClusterType + "/" + g.Assignment
-		remains := false
-		for _, c := range g.Changes {
-			remains = remains || (c.Kind != render.Removed)
-		}
-		if !remains {
-			remains = stillHas(key, prefix, before, after)
-		}
+		kind := render.Changed
 		switch {
 		case !had[key]:
-			b.Added++
-		case !remains:
-			b.Removed++
-		default:
-			b.Changed++
+			kind = render.Added
+		case !remains(g, key, prefix, before, after):
+			kind = render.Removed
 		}
+		c.assignments = append(c.assignments, assignmentChange{clusterType: g.ClusterType, kind: kind})
 	}
-	b.Touched = len(touched)
-	return b
+	c.touched = len(touched)
+	return c
 }
 
-// stillHas reports whether any file of the assignment key exists after the change.
-func stillHas(key, prefix string, before []string, after func(string) bool) bool {
+// remains reports whether an assignment still has a file after the change: one the plan adds
+// or changes, or one it leaves alone.
+func remains(g render.Group, key, prefix string, before []string, after func(string) bool) bool {
+	for _, ch := range g.Changes {
+		if ch.Kind != render.Removed {
+			return true
+		}
+	}
 	for _, p := range before {
 		if strings.HasPrefix(p, prefix+key+"/") && after(p) {
 			return true

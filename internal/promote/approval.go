@@ -112,7 +112,7 @@ func (p *Promoter) mayPromote(ctx context.Context, gh ghport.GitHub, l Locator, 
 	if err != nil {
 		return false, fmt.Errorf("permission of %s on %s: %w", user, l.ControlPlane, err)
 	}
-	if level != "admin" && level != "write" && level != "maintain" {
+	if !ghport.CanWrite(level) {
 		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("promotion click refused: no write permission")
 		return false, p.writeApproval(ctx, gh, l, run, "action_required", "Promotion refused",
 			fmt.Sprintf("@%s cannot promote to %s: it needs write permission on %s (has %q).", user, l.Env, l.ControlPlane, level), promoteButton("Promote again"))

@@ -148,7 +148,7 @@ func (p *Promoter) resumeEnv(ctx context.Context, info envref.EnvInfo) error {
 			return err // the pull request is not merged yet; its merge will start the wait
 		}
 		return p.mergedInto(ctx, info, merge) // merged while the app was down or its webhook lost
-	case st.GetState() == "pending" && strings.Contains(st.GetDescription(), descDeploying):
+	case st.GetState() == "pending" && IsWaiting(st.GetDescription()):
 		return p.resumeWait(ctx, info, chain.Stages[info.Env.Name], pin)
 	case st.GetState() == "success":
 		return p.resumeNext(ctx, l, chain, st)

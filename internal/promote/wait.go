@@ -14,7 +14,6 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
-	"github.com/kalypso-gitops/kalypso/internal/plural"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -138,13 +137,13 @@ func judge(d *deployment, now time.Time, ok []string, failed string, observed bo
 	required := max(len(d.expected), d.Stage.MinClusters)
 	switch {
 	case failed != "":
-		return verdict{final: true, desc: "cluster " + failed + " failed"}
+		return verdict{final: true, desc: failedDesc(failed)}
 	case observed && len(ok) >= required && containsAll(ok, d.expected):
-		return verdict{final: true, success: true, desc: "deployed to " + plural.Count(len(ok), "cluster")}
+		return verdict{final: true, success: true, desc: deployedDesc(len(ok))}
 	case now.Sub(d.Started) >= d.Stage.Timeout:
-		return verdict{final: true, desc: fmt.Sprintf("timed out after %s: %d/%d %s%s", d.Stage.Timeout, len(ok), required, descDeploying, missing(ok, d.expected))}
+		return verdict{final: true, desc: timedOutDesc(d.Stage.Timeout, len(ok), required, missing(ok, d.expected))}
 	}
-	return verdict{desc: fmt.Sprintf("%d/%d %s", len(ok), required, descDeploying)}
+	return verdict{desc: waitingDesc(len(ok), required)}
 }
 
 // observe reads the reports of the clusters on the merged commit and its descendants: the

@@ -87,7 +87,7 @@ func (r *Reconciler) AcceptBlastRadius(ctx context.Context, inst int64, repo env
 	if err != nil {
 		return nil, fmt.Errorf("permission of %s on %s: %w", user, plane, err)
 	}
-	if level != "admin" && level != "write" && level != "maintain" {
+	if !ghport.CanWrite(level) {
 		a.Refusal = fmt.Sprintf("@%s cannot accept: it needs write permission on %s (has %q)", user, plane, level)
 		return a, gh.CompleteCheckRun(ctx, repo, run.GetID(), ghport.Completion{Name: run.GetName(), Conclusion: run.GetConclusion(),
 			Title: run.GetOutput().GetTitle(), Summary: "**Refused:** " + a.Refusal + ".\n\n" + summary, Actions: acceptButton()})
