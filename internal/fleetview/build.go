@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -109,7 +110,7 @@ func (s Sources) plane(ctx context.Context, gh *github.Client, cp envref.Repo, i
 			// One environment GitHub cannot answer for shows what is known, and why the rest
 			// is missing; the others are unaffected.
 			zerolog.Ctx(ctx).Warn().Err(err).Str("control_plane", cp.String()).Str("environment", name).Msg("fleet view: environment partly read")
-			env.ReadError = truncate(err.Error(), 300)
+			env.ReadError = ellipsis.Cut(err.Error(), 300)
 		}
 		plane.Environments = append(plane.Environments, env)
 	}
@@ -201,7 +202,7 @@ func (s Sources) fillGitOps(ctx context.Context, gh *github.Client, env *Environ
 	if err != nil || pr == nil {
 		return err
 	}
-	env.GitOps.PullRequest = &PullRequest{Number: pr.GetNumber(), Title: truncate(pr.GetTitle(), maxMessage),
+	env.GitOps.PullRequest = &PullRequest{Number: pr.GetNumber(), Title: ellipsis.Cut(pr.GetTitle(), maxMessage),
 		URL: s.repoURL(info.GitOps.String()) + fmt.Sprintf("/pull/%d", pr.GetNumber()), Head: validSHA(pr.GetHead().GetSHA())}
 	return nil
 }
@@ -244,7 +245,7 @@ func (s Sources) deployment(cp string, d *github.Deployment, st *github.Deployme
 	if st == nil {
 		return out
 	}
-	out.State = truncate(st.GetState(), 20)
+	out.State = ellipsis.Cut(st.GetState(), 20)
 	if !finalState(out.State) {
 		return out
 	}
@@ -296,7 +297,7 @@ func markApprovals(plane *ControlPlane, chain *scheduling.Chain, cp envref.Repo)
 
 // problemOf converts a scheduling error.
 func problemOf(e *scheduling.Error) Problem {
-	return Problem{File: e.Pos.File, Line: e.Pos.Line, Object: e.Object, Message: truncate(e.Msg, 2000)}
+	return Problem{File: e.Pos.File, Line: e.Pos.Line, Object: e.Object, Message: ellipsis.Cut(e.Msg, 2000)}
 }
 
 // repoURL is the web URL of OWNER/NAME.

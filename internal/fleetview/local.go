@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
@@ -69,7 +70,7 @@ func commitInfo(repo *git.Repository, sha string) (string, *time.Time) {
 	}
 	msg, _, _ := strings.Cut(c.Message, "\n")
 	t := c.Committer.When.UTC()
-	return truncate(msg, maxMessage), &t
+	return ellipsis.Cut(msg, maxMessage), &t
 }
 
 // maxMessage bounds a commit message line shown.
@@ -107,16 +108,3 @@ func promotionOrder(names []string, chain *scheduling.Chain) []string {
 	sort.Strings(rest)
 	return append(out, rest...)
 }
-
-// truncate cuts s to at most n bytes, on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

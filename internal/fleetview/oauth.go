@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 )
 
 // stateCookie carries the OAuth state between /fleet/login and /fleet/callback.
@@ -62,7 +64,7 @@ func (o *OAuth) exchange(ctx context.Context, code string) (string, error) {
 		return "", fmt.Errorf("fleet: token exchange: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK || out.AccessToken == "" {
-		return "", fmt.Errorf("fleet: token exchange: status %d %q", resp.StatusCode, truncate(out.Error, 100))
+		return "", fmt.Errorf("fleet: token exchange: status %d %q", resp.StatusCode, ellipsis.Cut(out.Error, 100))
 	}
 	return out.AccessToken, nil
 }
@@ -89,7 +91,7 @@ func (o *OAuth) login(ctx context.Context, token string) (string, error) {
 		return "", fmt.Errorf("fleet: read the signed-in user: %w", err)
 	}
 	if !loginPattern.MatchString(u.GetLogin()) {
-		return "", fmt.Errorf("fleet: unexpected login %q", truncate(u.GetLogin(), 50))
+		return "", fmt.Errorf("fleet: unexpected login %q", ellipsis.Cut(u.GetLogin(), 50))
 	}
 	return u.GetLogin(), nil
 }

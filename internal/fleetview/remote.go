@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 )
@@ -123,7 +124,7 @@ func promotionOf(st *github.RepoStatus) Promotion {
 	if st == nil {
 		return Promotion{State: StateUnknown}
 	}
-	desc := truncate(st.GetDescription(), 140)
+	desc := ellipsis.Cut(st.GetDescription(), 140)
 	got := promote.ReadProgress(st.GetState(), desc)
 	p := Promotion{Description: desc, Compliant: got.Compliant, Expected: got.Expected, FailedCluster: got.FailedCluster}
 	switch st.GetState() {

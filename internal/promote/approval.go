@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
@@ -43,7 +44,7 @@ func (p *Promoter) askApproval(ctx context.Context, l Locator, from string) erro
 }
 
 func promoteButton(desc string) []*github.CheckRunAction {
-	return []*github.CheckRunAction{{Label: "Promote", Description: truncate(desc, 40), Identifier: PromoteAction}}
+	return []*github.CheckRunAction{{Label: "Promote", Description: ellipsis.Cut(desc, 40), Identifier: PromoteAction}}
 }
 
 // Approve handles a click on a Promote button. It counts once, from a user with write

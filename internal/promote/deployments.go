@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 )
 
 // ensureDeployment creates the GitHub Deployment of this wait, or finds it after a restart.
@@ -40,7 +42,7 @@ func (p *Promoter) deploymentStatus(ctx context.Context, d *deployment, state, d
 		return err
 	}
 	err = gh.CreateDeploymentStatus(ctx, d.ControlPlane, d.ID, &github.DeploymentStatusRequest{
-		State: github.String(state), Description: github.String(truncate(desc, 140)), Environment: github.String(d.Env)})
+		State: github.String(state), Description: github.String(ellipsis.Cut(desc, 140)), Environment: github.String(d.Env)})
 	if err != nil {
 		return fmt.Errorf("deployment status of %s: %w", d.Env, err)
 	}
@@ -67,7 +69,7 @@ func (p *Promoter) endDeployments(ctx context.Context, l Locator, why string) er
 			continue
 		}
 		err = gh.CreateDeploymentStatus(ctx, l.ControlPlane, dep.GetID(), &github.DeploymentStatusRequest{
-			State: github.String("inactive"), Description: github.String(truncate(why, 140)), Environment: github.String(l.Env)})
+			State: github.String("inactive"), Description: github.String(ellipsis.Cut(why, 140)), Environment: github.String(l.Env)})
 		if err != nil {
 			return fmt.Errorf("end deployment %d: %w", dep.GetID(), err)
 		}

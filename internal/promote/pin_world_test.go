@@ -154,10 +154,3 @@ func TestApprovalID(t *testing.T) {
 		require.False(t, ok, bad)
 	}
 }
-
-func TestTruncateKeepsCharactersWhole(t *testing.T) {
-	require.Equal(t, "short", truncate("short", 140))
-	require.Equal(t, "abcd…", truncate("abcdefgh", 5))
-	require.Equal(t, "ab…", truncate("abéé", 4), "é is two bytes: it is not cut")
-	require.Equal(t, "Promote to a-very-long-environment-name…", truncate("Promote to a-very-long-environment-name-indeed", 40))
-}

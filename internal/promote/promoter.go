@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
@@ -129,7 +129,7 @@ func (p *Promoter) status(ctx context.Context, l Locator, state, desc string) er
 		return err
 	}
 	err = gh.CreateStatus(ctx, l.ControlPlane, l.Commit, &github.RepoStatus{
-		State: &state, Context: github.String(StatusContext(l.Env)), Description: github.String(truncate(desc, 140))})
+		State: &state, Context: github.String(StatusContext(l.Env)), Description: github.String(ellipsis.Cut(desc, 140))})
 	if err != nil {
 		return fmt.Errorf("status %s on %s@%s: %w", StatusContext(l.Env), l.ControlPlane, short(l.Commit), err)
 	}
@@ -167,18 +167,5 @@ func (p *Promoter) currentStatus(ctx context.Context, l Locator) (*github.RepoSt
 }
 
 func short(sha string) string { return sha[:min(7, len(sha))] }
-
-// truncate cuts s longer than n bytes to its first n-1 bytes and "…", backing off to the
-// start of a UTF-8 character rather than cutting one.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := max(n-1, 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
 
 func logger(ctx context.Context) *zerolog.Logger { return zerolog.Ctx(ctx) }
