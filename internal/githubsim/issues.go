@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -110,6 +111,9 @@ func (s *Server) updateComment(c *call) (int, any, error) {
 	defer rp.mu.Unlock()
 	for _, cm := range rp.comments {
 		if cm.id == id {
+			if !strings.EqualFold(cm.user, c.actor) {
+				return 0, nil, newError(http.StatusForbidden, "Resource not accessible by integration")
+			}
 			cm.body, cm.updatedAt = in.Body, s.now()
 			return http.StatusOK, s.commentMap(rp, cm), nil
 		}

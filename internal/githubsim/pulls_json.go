@@ -2,6 +2,7 @@ package githubsim
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -32,12 +33,25 @@ func (s *Server) pullMap(rp *repo, pr *pullRequest, full bool) (map[string]any, 
 			"review_comments": link(self + "/comments"), "review_comment": link(api + "/pulls/comments{/number}"),
 			"commits": link(self + "/commits"), "statuses": link(statuses),
 		},
-		"author_association": "NONE", "auto_merge": nil, "draft": pr.draft,
+		"author_association": authorAssociation(rp, pr.user), "auto_merge": nil, "draft": pr.draft,
 	}
 	if !full {
 		return m, nil
 	}
 	return m, s.addPullCounters(rp, pr, m, true)
+}
+
+// authorAssociation is how a user relates to a repository, as GitHub says it of an author:
+// OWNER for the repository's owner, COLLABORATOR for a user given a permission on it, NONE
+// otherwise. The caller holds rp.mu.
+func authorAssociation(rp *repo, user string) string {
+	switch role := rp.perms[strings.ToLower(user)]; {
+	case strings.EqualFold(user, rp.owner):
+		return "OWNER"
+	case role != "" && role != "none":
+		return "COLLABORATOR"
+	}
+	return "NONE"
 }
 
 func link(href string) map[string]any { return map[string]any{"href": href} }

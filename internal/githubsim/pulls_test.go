@@ -215,3 +215,40 @@ func TestPullFilesAndCompare(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(pr.GetHead().GetLabel(), testOwner+":"))
 }
+
+// Only a comment's author can edit it (an App editing another App's comment gets 403), and a
+// pull request's author_association follows the author's permission on the repository.
+func TestCommentsBelongToTheirAuthor(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature", map[string]*string{"a": ptr("a")})
+	n := f.openPull(t, "feature").GetNumber()
+	require.NoError(t, f.sim.PostComment(testOwner, testRepo, n, "other-app[bot]", "<!-- kalypso-preview --> look-alike"))
+	mine, _, err := f.client.Issues.CreateComment(ctx(), testOwner, testRepo, n, &github.IssueComment{Body: ptr("mine")})
+	require.NoError(t, err)
+	comments := f.sim.Comments(testOwner, testRepo, n)
+	require.Len(t, comments, 2)
+	require.Equal(t, "Bot", comments[0].GetUser().GetType())
+	_, resp, err := f.client.Issues.EditComment(ctx(), testOwner, testRepo, comments[0].GetID(), &github.IssueComment{Body: ptr("taken")})
+	require.Error(t, err)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	_, _, err = f.client.Issues.EditComment(ctx(), testOwner, testRepo, mine.GetID(), &github.IssueComment{Body: ptr("edited")})
+	require.NoError(t, err)
+	require.Equal(t, "<!-- kalypso-preview --> look-alike", f.sim.Comments(testOwner, testRepo, n)[0].GetBody())
+	require.Error(t, f.sim.PostComment(testOwner, testRepo, n+1, "x", "no such pull request"))
+
+	association := func(user string) string {
+		_, err := f.sim.CommitFiles(testOwner, testRepo, "release-"+user, map[string]*string{"r": ptr(user)}, "base")
+		require.NoError(t, err)
+		number, err := f.sim.OpenPR(testOwner, testRepo, "feature", "release-"+user, "t", "", user)
+		require.NoError(t, err)
+		pr, _, err := f.client.PullRequests.Get(ctx(), testOwner, testRepo, number)
+		require.NoError(t, err)
+		return pr.GetAuthorAssociation()
+	}
+	require.NoError(t, f.sim.SetPermission(testOwner, testRepo, "reader", "read"))
+	require.NoError(t, f.sim.SetPermission(testOwner, testRepo, "gone", "none"))
+	require.Equal(t, "COLLABORATOR", association("reader"))
+	require.Equal(t, "NONE", association("gone"))
+	require.Equal(t, "NONE", association("stranger"))
+	require.Equal(t, "OWNER", association(testOwner))
+}

@@ -121,3 +121,56 @@ func (s *Server) Comments(owner, repoName string, number int) []*github.IssueCom
 	})
 	return out
 }
+
+// PostComment posts a conversation comment on a pull request as user (a person, or another
+// App's bot when the login ends with [bot]), as if on GitHub. Only its author can edit it.
+func (s *Server) PostComment(owner, repoName string, number int, user, body string) error {
+	err := s.withRepo(owner, repoName, func(rp *repo) ([]*hookEvent, error) {
+		if rp.pull(number) == nil {
+			return nil, fmt.Errorf("pull request #%d: %w", number, errNoObject)
+		}
+		now := s.now()
+		rp.comments = append(rp.comments, &issueComment{id: s.nextID(), number: number, user: user, body: body, createdAt: now, updatedAt: now})
+		return nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("githubsim: comment on #%d: %w", number, err)
+	}
+	return nil
+}
+
+// OpenBranchPR pushes branch, a commit of files over base's head, to the repository itself
+// (as a user with write permission would) and opens a pull request from it into base as user:
+// a pull request whose head is on the base repository, not a fork. It returns the number and
+// the head commit.
+func (s *Server) OpenBranchPR(owner, repoName, branch, base string, files map[string]*string, title, user string) (int, string, error) {
+	var number int
+	var sha string
+	err := s.withRepo(owner, repoName, func(rp *repo) ([]*hookEvent, error) {
+		baseSHA, ok := rp.branchHash(base)
+		if !ok {
+			return nil, fmt.Errorf("base branch %s: %w", base, errNoObject)
+		}
+		if _, exists := rp.branchHash(branch); exists {
+			return nil, fmt.Errorf("branch %s exists already", branch)
+		}
+		head, err := s.commitOn(rp, baseSHA, files, title)
+		if err != nil {
+			return nil, err
+		}
+		events, err := s.writeRef(rp, "refs/heads/"+branch, head, user)
+		if err != nil {
+			return nil, err
+		}
+		pr, err := s.openPull(rp, user, newPullInput{Title: &title, Head: branch, Base: base})
+		if err != nil {
+			return nil, err
+		}
+		number, sha = pr.number, pr.headSHA
+		return append(events, s.pullEvent(rp, pr, "opened", user, nil)), nil
+	})
+	if err != nil {
+		return 0, "", fmt.Errorf("githubsim: open pull request from a branch: %w", err)
+	}
+	return number, sha, nil
+}
