@@ -2,6 +2,8 @@ package ghfake
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -35,7 +37,7 @@ func (g *GitHub) CreateComment(_ context.Context, repo envref.Repo, number int, 
 		return nil, err
 	}
 	c := &github.IssueComment{ID: github.Int64(g.nextID()), Body: github.String(body),
-		User: &github.User{Login: github.String("kalypso[bot]"), Type: github.String("Bot")}}
+		User: &github.User{Login: github.String(BotLogin), Type: github.String("Bot")}}
 	if g.comments == nil {
 		g.comments = map[commentKey][]*github.IssueComment{}
 	}
@@ -53,6 +55,9 @@ func (g *GitHub) EditComment(_ context.Context, repo envref.Repo, id int64, body
 	for key, list := range g.comments {
 		for _, c := range list {
 			if key.Repo == repo && c.GetID() == id {
+				if c.GetUser().GetLogin() != BotLogin {
+					return fmt.Errorf("comment %d of %s: 403 Resource not accessible by integration", id, c.GetUser().GetLogin())
+				}
 				c.Body = github.String(body)
 				return nil
 			}
@@ -72,13 +77,22 @@ func (g *GitHub) CommentsOn(repo envref.Repo, number int) []string {
 	return out
 }
 
-// AddComment adds a comment by a person (type User) to a pull request or issue, as if posted on GitHub.
+// BotLogin is the login of the App's bot user in the fake: the author of the comments it creates,
+// and the only one whose comments it may edit, as on GitHub.
+const BotLogin = "kalypso[bot]"
+
+// AddComment adds a comment by someone else to a pull request or issue, as if posted on GitHub:
+// a person (type User), or another App's bot when login ends with [bot].
 func (g *GitHub) AddComment(repo envref.Repo, number int, login, body string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.comments == nil {
 		g.comments = map[commentKey][]*github.IssueComment{}
 	}
-	c := &github.IssueComment{ID: github.Int64(g.nextID()), Body: github.String(body), User: &github.User{Login: github.String(login), Type: github.String("User")}}
+	kind := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		kind = "Bot"
+	}
+	c := &github.IssueComment{ID: github.Int64(g.nextID()), Body: github.String(body), User: &github.User{Login: github.String(login), Type: github.String(kind)}}
 	g.comments[commentKey{repo, number}] = append(g.comments[commentKey{repo, number}], c)
 }

@@ -27,6 +27,8 @@ type GitHub interface {
 	// Repositories lists every repository the installation can see.
 	Repositories(ctx context.Context) ([]envref.Repo, error)
 
+	// PullRequest reads a pull request as GitHub has it now; ErrNotFound when there is none.
+	PullRequest(ctx context.Context, repo envref.Repo, number int) (*github.PullRequest, error)
 	// OpenPullRequests lists the open pull requests of repo from branch head of repo into base.
 	OpenPullRequests(ctx context.Context, repo envref.Repo, head, base string) ([]*github.PullRequest, error)
 	// CreatePullRequest opens a pull request; ErrPullRequestExists when one is open already.

@@ -65,6 +65,12 @@ func (c REST) Repositories(ctx context.Context) ([]envref.Repo, error) {
 	}
 }
 
+// PullRequest implements GitHub.
+func (c REST) PullRequest(ctx context.Context, repo envref.Repo, number int) (*github.PullRequest, error) {
+	pr, _, err := c.gh.PullRequests.Get(ctx, repo.Owner, repo.Name, number)
+	return pr, classify(err)
+}
+
 // OpenPullRequests implements GitHub.
 func (c REST) OpenPullRequests(ctx context.Context, repo envref.Repo, head, base string) ([]*github.PullRequest, error) {
 	prs, _, err := c.gh.PullRequests.List(ctx, repo.Owner, repo.Name, &github.PullRequestListOptions{
