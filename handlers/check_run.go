@@ -36,6 +36,9 @@ func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error
 	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == reconcile.AcceptAction {
 		return h.accept(ctx, &ev)
 	}
+	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == reconcile.FullPreviewAction {
+		return h.showFullPreview(ctx, &ev)
+	}
 	if ev.GetAction() != "rerequested" {
 		return nil
 	}
@@ -89,4 +92,25 @@ func (h CheckRun) accept(ctx context.Context, ev *github.CheckRunEvent) error {
 	}
 	commit := reconcile.BranchCommit(inst, repo, ev.GetCheckRun().GetCheckSuite().GetHeadBranch(), ev.GetCheckRun().GetHeadSHA())
 	return h.reconcileAndReport(ctx, envs, &commit)
+}
+
+// showFullPreview records a click on "Show full preview"; an approved one previews the pull
+// request again, in full.
+func (h CheckRun) showFullPreview(ctx context.Context, ev *github.CheckRunEvent) error {
+	if h.Previews == nil {
+		return nil
+	}
+	inst, repo, user := githubapp.GetInstallationIDFromEvent(ev), repoOf(ev.GetRepo()), ev.GetSender().GetLogin()
+	ctx, logger := githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
+	a, err := h.Previews.ApproveFullPreview(ctx, inst, repo, ev.GetCheckRun(), user)
+	if err != nil || a == nil {
+		return err
+	}
+	if a.Refusal != "" {
+		logger.Warn().Str("environment", a.Env.Name).Str("user", user).Msg("full preview refused: " + a.Refusal)
+	}
+	if !a.Approved || a.Number <= 0 {
+		return nil
+	}
+	return h.previewAgain(ctx, ev, a.Env.ControlPlane, a.Env.Name, a.Number)
 }

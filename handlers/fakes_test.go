@@ -39,6 +39,7 @@ type fake struct {
 	held     map[string]bool  // environment → its change is held by the guard
 	failIdx  error
 	failProm error
+	pulls    map[int]reconcile.PullRequest // open pull requests, as GitHub has them now
 }
 
 func newFake() *fake {
@@ -172,7 +173,11 @@ func (f *fake) Preview(_ context.Context, env envref.Env, pr reconcile.PullReque
 
 // ReportPreview implements Previewer.
 func (f *fake) ReportPreview(_ context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error) {
-	f.logf("report preview %s on %s failure=%v", env.Name, pr.HeadSHA, failure != nil)
+	full := ""
+	if pr.Audience.Full {
+		full = " full"
+	}
+	f.logf("report preview %s on %s failure=%v%s", env.Name, pr.HeadSHA, failure != nil, full)
 	return &github.CheckRun{Conclusion: github.String("success")}, nil
 }
 
@@ -196,4 +201,29 @@ func (f *fake) CommentPreviews(_ context.Context, pr reconcile.PullRequest, line
 	}
 	f.logf("comment on #%d: %s", pr.Number, strings.Join(envs, ", "))
 	return nil
+}
+
+// Audience implements Previewer: an author named "writer" sees everything.
+func (f *fake) Audience(_ context.Context, pr reconcile.PullRequest) reconcile.Audience {
+	return reconcile.Audience{Full: pr.Author.Login == "writer", Why: "not a writer"}
+}
+
+// ReadPullRequest implements Previewer from the fake's open pull requests.
+func (f *fake) ReadPullRequest(_ context.Context, inst int64, repo envref.Repo, number int) (reconcile.PullRequest, bool, error) {
+	f.logf("read %s#%d", repo, number)
+	pr, open := f.pulls[number]
+	return pr, open, nil
+}
+
+// ApproveFullPreview implements Previewer: user "writer" is approved (for pull request 9),
+// anyone else refused.
+func (f *fake) ApproveFullPreview(_ context.Context, inst int64, repo envref.Repo, run *github.CheckRun, user string) (*reconcile.Approval, error) {
+	f.logf("approve full preview %s run %d by %s", repo, run.GetID(), user)
+	a := &reconcile.Approval{Env: envref.Env{Installation: inst, ControlPlane: plane, Name: "dev"}, Number: 9}
+	if user == "writer" {
+		a.Approved = true
+	} else {
+		a.Refusal = "no write permission"
+	}
+	return a, nil
 }

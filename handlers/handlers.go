@@ -46,6 +46,9 @@ type Previewer interface {
 	ReportPreview(ctx context.Context, pr reconcile.PullRequest, env envref.Env, p *reconcile.Preview, failure error) (*github.CheckRun, error)
 	CommentPreviews(ctx context.Context, pr reconcile.PullRequest, lines []reconcile.PreviewLine) error
 	AcceptBlastRadius(ctx context.Context, inst int64, repo envref.Repo, run *github.CheckRun, user string) (*reconcile.Acceptance, error)
+	Audience(ctx context.Context, pr reconcile.PullRequest) reconcile.Audience
+	ReadPullRequest(ctx context.Context, inst int64, repo envref.Repo, number int) (reconcile.PullRequest, bool, error)
+	ApproveFullPreview(ctx context.Context, inst int64, repo envref.Repo, run *github.CheckRun, user string) (*reconcile.Approval, error)
 }
 
 // Core is what the handlers share: the reconciler, the repository index and the promoter, and

@@ -47,7 +47,7 @@ func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) e
 	}
 	inst := githubapp.GetInstallationIDFromEvent(ev)
 	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	req := reconcile.PullRequest{Installation: inst, Repo: repo, Number: pr.GetNumber(), HeadSHA: head, Base: pr.GetBase().GetRef()}
+	req := reconcile.PullRequestOf(inst, repo, pr)
 	as := previewTarget(h.Index.Declared(repo), req.Base)
 	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
 		if as == reconcile.AsWorkload {
@@ -55,9 +55,10 @@ func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) e
 		}
 		return e.Env.ControlPlane == repo && (as == reconcile.AsMain || e.Branch == req.Base)
 	})
-	if err != nil {
+	if err != nil || len(envs) == 0 {
 		return err
 	}
+	req.Audience = h.Previews.Audience(ctx, req)
 	var errs []error
 	var lines []reconcile.PreviewLine
 	for _, e := range envs {
@@ -94,6 +95,19 @@ func previewTarget(controlPlane bool, base string) reconcile.PreviewTarget {
 // rerunPreview previews again, on a click on "Re-run", the open pull requests the check run
 // is for (GitHub lists only those of the same repository, not those from forks).
 func (h CheckRun) rerunPreview(ctx context.Context, ev *github.CheckRunEvent, plane envref.Repo, env string) error {
+	run := ev.GetCheckRun()
+	var errs []error
+	for _, pr := range run.PullRequests {
+		if pr.GetNumber() > 0 && pr.GetHead().GetSHA() == run.GetHeadSHA() {
+			errs = append(errs, h.previewAgain(ctx, ev, plane, env, pr.GetNumber()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// previewAgain previews one environment of a pull request again, as GitHub has the pull request
+// now, while it is open and its head is still the check run's commit.
+func (h CheckRun) previewAgain(ctx context.Context, ev *github.CheckRunEvent, plane envref.Repo, env string, number int) error {
 	run, repo := ev.GetCheckRun(), repoOf(ev.GetRepo())
 	if h.Previews == nil || !commitSHA.MatchString(run.GetHeadSHA()) {
 		return nil
@@ -104,16 +118,12 @@ func (h CheckRun) rerunPreview(ctx context.Context, ev *github.CheckRunEvent, pl
 	if err != nil || len(envs) == 0 {
 		return err
 	}
-	var errs []error
-	for _, pr := range run.PullRequests {
-		if pr.GetNumber() <= 0 || pr.GetHead().GetSHA() != run.GetHeadSHA() {
-			continue
-		}
-		req := reconcile.PullRequest{Installation: inst, Repo: repo, Number: pr.GetNumber(), HeadSHA: run.GetHeadSHA(), Base: pr.GetBase().GetRef()}
-		p, err := h.Previews.Preview(ctx, envs[0].Env, req, previewTarget(h.Index.Declared(repo), req.Base))
-		if _, rerr := h.Previews.ReportPreview(ctx, req, envs[0].Env, p, err); rerr != nil {
-			errs = append(errs, rerr)
-		}
+	req, open, err := h.Previews.ReadPullRequest(ctx, inst, repo, number)
+	if err != nil || !open || req.HeadSHA != run.GetHeadSHA() {
+		return err
 	}
-	return errors.Join(errs...)
+	req.Audience = h.Previews.Audience(ctx, req)
+	p, err := h.Previews.Preview(ctx, envs[0].Env, req, previewTarget(h.Index.Declared(repo), req.Base))
+	_, err = h.Previews.ReportPreview(ctx, req, envs[0].Env, p, err)
+	return err
 }

@@ -114,7 +114,46 @@ func TestRerunOfAPreview(t *testing.T) {
 		{Number: github.Int(10), Head: &github.PullRequestBranch{SHA: github.String(strings.Repeat("c", 40))}, Base: &github.PullRequestBranch{Ref: github.String("dev")}},
 	}
 	f := newFake()
+	f.pulls = map[int]reconcile.PullRequest{9: {Installation: 42, Repo: plane, Number: 9, HeadSHA: sha, Base: "dev", Author: reconcile.Author{Login: "writer"}}}
 	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, ev)))
-	require.Equal(t, []string{"preview dev of org/cp#9 at " + sha + " as 0", "report preview dev on " + sha + " failure=false"}, f.log,
-		"only the pull request whose head the check run is on")
+	require.Equal(t, []string{"read org/cp#9", "preview dev of org/cp#9 at " + sha + " as 0", "report preview dev on " + sha + " failure=false full"}, f.log,
+		"only the pull request whose head the check run is on, as GitHub has it now, for its author")
+
+	f.log = nil
+	f.pulls[9] = reconcile.PullRequest{Installation: 42, Repo: plane, Number: 9, HeadSHA: strings.Repeat("d", 40), Base: "dev"}
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, ev)))
+	require.Equal(t, []string{"read org/cp#9"}, f.log, "a pull request whose head moved on is previewed by its own event")
+}
+
+// The author's facts decide what a preview shows: the handler asks once per event.
+func TestPreviewAudienceComesFromTheAuthor(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	ev := &github.PullRequestEvent{Action: github.String("opened"), Installation: inst(), Repo: repository(plane),
+		PullRequest: &github.PullRequest{Number: github.Int(7), State: github.String("open"), User: &github.User{Login: github.String("writer")},
+			Head: &github.PullRequestBranch{SHA: github.String(sha), Repo: &github.Repository{FullName: github.String("org/cp")}},
+			Base: &github.PullRequestBranch{Ref: github.String("dev")}}}
+	f := newFake()
+	require.NoError(t, PullRequest{Core: f.core()}.Handle(context.Background(), "pull_request", "d", payload(t, ev)))
+	require.Equal(t, []string{"preview dev of org/cp#7 at " + sha + " as 0", "report preview dev on " + sha + " failure=false full"}, f.log)
+}
+
+// "Show full preview": a refused click changes nothing; an approved one previews the pull
+// request the check run was written for again.
+func TestShowFullPreviewButton(t *testing.T) {
+	sha := strings.Repeat("b", 40)
+	click := func(user string) *github.CheckRunEvent {
+		ev := checkRunEvent("requested_action", plane, reconcile.PreviewExternalID(plane, "dev"), "", sha)
+		ev.RequestedAction = &github.RequestedAction{Identifier: reconcile.FullPreviewAction}
+		ev.Sender.Login = github.String(user)
+		return ev
+	}
+	f := newFake()
+	f.pulls = map[int]reconcile.PullRequest{9: {Installation: 42, Repo: plane, Number: 9, HeadSHA: sha, Base: "dev", Author: reconcile.Author{Login: "mallory", Fork: true}}}
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, click("triager"))))
+	require.Equal(t, []string{"approve full preview org/cp run 5 by triager"}, f.log)
+
+	f.log = nil
+	require.NoError(t, CheckRun{Core: f.core()}.Handle(context.Background(), "check_run", "d", payload(t, click("writer"))))
+	require.Equal(t, []string{"approve full preview org/cp run 5 by writer", "read org/cp#9", "preview dev of org/cp#9 at " + sha + " as 0",
+		"report preview dev on " + sha + " failure=false"}, f.log)
 }

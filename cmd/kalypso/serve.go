@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,7 +58,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	clients := &serverClients{}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
-		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
+		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}), reconcile.WithBotLogin(clients.BotLogin))
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
@@ -102,6 +103,23 @@ func (c *serverClients) Client(_ context.Context, installation int64) (ghport.Gi
 		return nil, err
 	}
 	return ghport.NewREST(gh), nil
+}
+
+// BotLogin returns the login of the App's bot user, "<slug>[bot]", from GET /app (signed with
+// the App's JWT): the author of the app's own comments.
+func (c *serverClients) BotLogin(ctx context.Context) (string, error) {
+	gh, err := c.srv.ClientCreator().NewAppClient()
+	if err != nil {
+		return "", err
+	}
+	app, _, err := gh.Apps.Get(ctx, "")
+	if err != nil {
+		return "", fmt.Errorf("GET /app: %w", err)
+	}
+	if app.GetSlug() == "" {
+		return "", errors.New("GET /app: the App has no slug")
+	}
+	return app.GetSlug() + "[bot]", nil
 }
 
 // restClients gives the fleet view go-github clients: it reads more of GitHub than the

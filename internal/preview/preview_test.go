@@ -108,3 +108,22 @@ func TestMeasurePlanAgreesWithMeasure(t *testing.T) {
 	got := MeasurePlan(prev.SortedPaths(), plan, "gitops", func(p string) bool { _, ok := next[p]; return ok })
 	require.Equal(t, Measure(prev, next, "gitops"), got)
 }
+
+func TestNamesShowNoContent(t *testing.T) {
+	prev := fleet(render.Tree{"gitops/.github/tracking/Promoted_Commit_Id": []byte("a\n")}, "large", 3, "DATABASE_URL: secret-1\n")
+	next := fleet(render.Tree{"gitops/.github/tracking/Promoted_Commit_Id": []byte("b\n")}, "large", 2, "DATABASE_URL: secret-2\n")
+	plan := render.Diff(prev, next, "gitops")
+	got := Names(plan, MaxCheckRunText)
+	require.Equal(t, "- `large/t000`: 1 file changed\n- `large/t001`: 1 file changed\n- `large/t002`: 2 files removed\n- `other files`: 1 file changed\n", got)
+	require.NotContains(t, got, "secret")
+
+	var many render.Plan
+	for i := range 1000 {
+		many.Groups = append(many.Groups, render.Group{ClusterType: "ct", Assignment: fmt.Sprintf("t%04d", i), Changes: []render.Change{{Path: "x", Kind: render.Added}}})
+	}
+	small := Names(&many, 500)
+	require.LessOrEqual(t, len(small), 500)
+	shown := strings.Count(small, ": 1 file added\n")
+	require.Positive(t, shown)
+	require.True(t, strings.HasSuffix(small, fmt.Sprintf("- … and %d more.\n", 1000-shown)), small)
+}

@@ -25,11 +25,7 @@ func Sections(plan *render.Plan, prev, next render.Tree, root string) []Section 
 	}
 	var out []Section
 	for _, g := range plan.Groups {
-		name := g.ClusterType
-		if g.Assignment != "" {
-			name += "/" + g.Assignment
-		}
-		out = append(out, section(name, g.Changes, prefix, prev, next))
+		out = append(out, section(groupName(g), g.Changes, prefix, prev, next))
 	}
 	if len(plan.Other) > 0 {
 		out = append(out, section("other files", plan.Other, prefix, prev, next))
@@ -39,11 +35,18 @@ func Sections(plan *render.Plan, prev, next render.Tree, root string) []Section 
 
 func section(name string, changes []render.Change, prefix string, prev, next render.Tree) Section {
 	var diff strings.Builder
+	for _, c := range changes {
+		full := prefix + c.Path
+		diff.WriteString(FileDiff(full, prev[full], next[full]))
+	}
+	return Section{Name: name, Summary: fileCounts(changes), Diff: diff.String()}
+}
+
+// fileCounts says how many files of a group are added, changed and removed, e.g. "1 file added, 2 files changed".
+func fileCounts(changes []render.Change) string {
 	counts := map[render.ChangeKind]int{}
 	for _, c := range changes {
 		counts[c.Kind]++
-		full := prefix + c.Path
-		diff.WriteString(FileDiff(full, prev[full], next[full]))
 	}
 	var parts []string
 	for _, k := range []render.ChangeKind{render.Added, render.Changed, render.Removed} {
@@ -51,7 +54,39 @@ func section(name string, changes []render.Change, prefix string, prev, next ren
 			parts = append(parts, plural.Count(counts[k], "file")+" "+string(k))
 		}
 	}
-	return Section{Name: name, Summary: strings.Join(parts, ", "), Diff: diff.String()}
+	return strings.Join(parts, ", ")
+}
+
+// Names lists the changed assignments of a plan by name with their file counts, and nothing
+// of the files' content (what a preview shows an author who may not read them), within budget
+// bytes: the names that do not fit are counted.
+func Names(plan *render.Plan, budget int) string {
+	var b strings.Builder
+	groups := plan.Groups
+	if len(plan.Other) > 0 {
+		groups = append(groups[:len(groups):len(groups)], render.Group{Changes: plan.Other})
+	}
+	for i, g := range groups {
+		line := fmt.Sprintf("- `%s`: %s\n", groupName(g), fileCounts(g.Changes))
+		if b.Len()+len(line)+len(" and 99999999 more.\n") > budget {
+			fmt.Fprintf(&b, "- … and %d more.\n", len(groups)-i)
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// groupName is "clusterType/target", "clusterType" for a cluster type's own files, or
+// "other files" outside cluster-type folders.
+func groupName(g render.Group) string {
+	switch {
+	case g.ClusterType == "":
+		return "other files"
+	case g.Assignment != "":
+		return g.ClusterType + "/" + g.Assignment
+	}
+	return g.ClusterType
 }
 
 // Plain writes the sections for a terminal: a header line per section, then its diff.

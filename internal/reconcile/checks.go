@@ -90,6 +90,7 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 			return err
 		}
 	}
+	want.Summary = keepRecords(want.Summary, existing)
 	run, rest, err := r.writeCheckRun(ctx, gh, c, name, externalID, existing, want, annotations)
 	if err != nil {
 		return err

@@ -22,6 +22,10 @@ type PullRequest struct {
 	Number       int
 	HeadSHA      string // the pull request's head commit, which the check runs are on
 	Base         string // the branch it is merged into
+	Author       Author // who opened it
+	// Audience is what its preview may show, as Reconciler.Audience decides it once per
+	// preview; the zero value shows counts and names only.
+	Audience Audience
 }
 
 // PreviewTarget says what the pull request's result stands for.
@@ -45,11 +49,16 @@ type Preview struct {
 	Plan       *render.Plan
 	Blast      preview.Blast
 	Violations []preview.Violation // limits of the environment's guard the change exceeds
+	// NotPreviewed lists the workload branches the pull request's registrations name that its
+	// base does not register yet: nothing of them was fetched.
+	NotPreviewed []string
 }
 
 // Preview computes env with the pull request's result as its branch or as main. The guard
 // comes from main's head of the control plane, never from the pull request, so that a pull
-// request cannot relax the limit it is checked against.
+// request cannot relax the limit it is checked against; and the pull request's side reads only
+// the workload branches its base already registers, so that a pull request cannot make the app
+// read a repository with its installation token (see registeredOnBase).
 func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest, as PreviewTarget) (*Preview, error) {
 	token, err := r.clients.Token(ctx, env.Installation)
 	if err != nil {
@@ -61,14 +70,17 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	out := &Preview{Env: env}
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
 	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}
-	nextWS := ws
+	gated := registeredOnly{inner: ws, base: pr.Base, refused: &out.NotPreviewed}
 	out.As = as
 	if as == AsWorkload {
-		nextWS = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
+		gated.inner = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
 	}
 	err = r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
 		var err error
 		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash); err != nil {
+			return err
+		}
+		if gated.registered, err = registeredOnBase(s, env.Name, as, r.policy); err != nil {
 			return err
 		}
 		mainAt, envAt := plumbing.ZeroHash, plumbing.ZeroHash
@@ -82,7 +94,7 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 				mainAt, envAt = commit, plumbing.ZeroHash
 			}
 		}
-		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, nextWS, mainAt, envAt); err != nil {
+		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, gated, mainAt, envAt); err != nil {
 			return err
 		}
 		limits, err = guardOnMain(s, env.Name)
@@ -92,7 +104,9 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 		return nil, fmt.Errorf("preview %s of pull request #%d: %w", env.Key(), pr.Number, err)
 	}
 	current, _ := r.results.render(env, r.load(env, cur, curErrs))
-	out.Proposed = r.results.peek(env, r.load(env, next, nextErrs))
+	proposed := r.load(env, next, nextErrs)
+	proposed.Errors = withoutRefusals(proposed.Errors, out.NotPreviewed)
+	out.Proposed = r.results.peek(env, proposed)
 	out.Prev = current.Apply(render.Tree{})
 	out.Next = out.Proposed.Apply(out.Prev)
 	out.Plan = render.Diff(out.Prev, out.Next, out.Proposed.Root)

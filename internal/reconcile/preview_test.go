@@ -21,7 +21,7 @@ func openPull(t *testing.T, s *seeded, files map[string]*string) PullRequest {
 	head := s.remotes.Commit(samplePlane, "pr-tmp", files, "change")
 	s.remotes.SetHead(samplePlane, "pr-tmp", "")
 	s.remotes.SetRef(samplePlane, "refs/pull/1/head", head)
-	return PullRequest{Installation: 1, Repo: samplePlane, Number: 1, HeadSHA: head, Base: "dev"}
+	return PullRequest{Installation: 1, Repo: samplePlane, Number: 1, HeadSHA: head, Base: "dev", Audience: Audience{Full: true}}
 }
 
 func TestPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
@@ -123,7 +123,7 @@ func TestPreviewOfAWorkloadPullRequest(t *testing.T) {
 	head := s.remotes.Commit(sampleWorkload, "pr-tmp", map[string]*string{file: &changed}, "change")
 	s.remotes.SetHead(sampleWorkload, "pr-tmp", "")
 	s.remotes.SetRef(sampleWorkload, "refs/pull/4/head", head)
-	pr := PullRequest{Installation: 1, Repo: sampleWorkload, Number: 4, HeadSHA: head, Base: "main"}
+	pr := PullRequest{Installation: 1, Repo: sampleWorkload, Number: 4, HeadSHA: head, Base: "main", Audience: Audience{Full: true}}
 
 	p, err := r.Preview(context.Background(), sampleDev, pr, AsWorkload)
 	require.NoError(t, err)

@@ -2,8 +2,10 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/google/go-github/v62/github"
 
@@ -22,9 +24,15 @@ type PreviewLine struct {
 }
 
 // CommentPreviews keeps the app's one comment on a pull request summing up the previews of
-// its head commit: created the first time, edited in place after. Only a comment of a bot
-// that starts with the marker is taken for the app's own, so that nobody's comment is edited.
+// its head commit: created the first time, edited in place after. Only a comment of the App's
+// own bot user that starts with the marker is taken for the app's own: a look-alike comment
+// of a person, another App or a workflow is never edited, and never keeps the app from
+// commenting.
 func (r *Reconciler) CommentPreviews(ctx context.Context, pr PullRequest, lines []PreviewLine) error {
+	bot, err := r.bot.login(ctx)
+	if err != nil {
+		return fmt.Errorf("the App's bot user: %w", err)
+	}
 	gh, err := r.clients.Client(ctx, pr.Installation)
 	if err != nil {
 		return err
@@ -36,7 +44,7 @@ func (r *Reconciler) CommentPreviews(ctx context.Context, pr PullRequest, lines 
 	if err != nil {
 		return fmt.Errorf("comments of %s#%d: %w", pr.Repo, pr.Number, err)
 	}
-	if own := ownComment(comments); own != nil {
+	if own := ownComment(comments, bot); own != nil {
 		if own.GetBody() == body {
 			return nil
 		}
@@ -46,13 +54,52 @@ func (r *Reconciler) CommentPreviews(ctx context.Context, pr PullRequest, lines 
 	return err
 }
 
-func ownComment(comments []*github.IssueComment) *github.IssueComment {
+// ownComment returns the first comment of the App's bot user that starts with the marker.
+func ownComment(comments []*github.IssueComment, bot string) *github.IssueComment {
 	for _, c := range comments {
-		if c.GetUser().GetType() == "Bot" && strings.HasPrefix(c.GetBody(), previewMarker) {
+		if strings.EqualFold(c.GetUser().GetLogin(), bot) && strings.HasPrefix(c.GetBody(), previewMarker) {
 			return c
 		}
 	}
 	return nil
+}
+
+// BotLogin tells the login of the App's bot user, "<slug>[bot]" (the slug comes from GET /app).
+type BotLogin func(ctx context.Context) (string, error)
+
+// WithBotLogin tells the reconciler how to learn the login of the App's bot user, by which it
+// recognises its own comments. It is asked until it answers, then remembered.
+func WithBotLogin(f BotLogin) Option {
+	return func(r *Reconciler) { r.bot.ask = f }
+}
+
+// botUser remembers the App's bot login once known.
+type botUser struct {
+	mu    sync.Mutex
+	ask   BotLogin
+	known string
+}
+
+var errNoBotLogin = errors.New("the App's bot login is not configured (reconcile.WithBotLogin)")
+
+func (b *botUser) login(ctx context.Context) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.known != "" {
+		return b.known, nil
+	}
+	if b.ask == nil {
+		return "", errNoBotLogin
+	}
+	login, err := b.ask(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasSuffix(login, "[bot]") || len(login) <= len("[bot]") {
+		return "", fmt.Errorf("the App's bot login %q does not end with [bot]", login)
+	}
+	b.known = login
+	return login, nil
 }
 
 var conclusionMark = map[string]string{"success": "✅", "neutral": "⚪", "failure": "❌"}

@@ -38,6 +38,7 @@ type Reconciler struct {
 	results *results // the last result of each environment, to render only what changed
 	claims  Claims   // who may write which GitOps branch; nil allows every environment
 	policy  scheduling.Policy
+	bot     botUser // the App's bot user, whose comments are the app's own
 }
 
 // Claims decides whether an environment may write a branch of a GitOps repository.
