@@ -45,7 +45,7 @@ func TestE2EBlastRadiusGuard(t *testing.T) {
 	run := runs[0]
 	require.Equal(t, "failure", run.GetConclusion())
 	require.Contains(t, run.GetOutput().GetSummary(), "the change removes 1 of 1 assignments (100.0%), more than maxRemoved 10%")
-	require.Equal(t, []string{"kalypso-accept"}, w.actionsOf(run))
+	require.Equal(t, []string{"kalypso-accept", "kalypso-full-preview"}, w.actionsOf(run), "a fork's preview shows counts and names only")
 
 	require.NoError(t, w.sim.ClickCheckRunAction(run.GetID(), "kalypso-accept", "reader"))
 	w.settle()
@@ -58,7 +58,7 @@ func TestE2EBlastRadiusGuard(t *testing.T) {
 	run = w.previews(sample.ControlPlane, head, "dev")[0]
 	require.Equal(t, "success", run.GetConclusion())
 	require.Regexp(t, `^\*\*Blast radius accepted\*\* by @lead at `, run.GetOutput().GetSummary())
-	require.Empty(t, w.actionsOf(run))
+	require.Equal(t, []string{"kalypso-full-preview"}, w.actionsOf(run), "accepted: only the other button stays")
 	require.NoError(t, w.sim.ClosePR(sample.Owner, sample.ControlPlane, number, "mallory"))
 
 	proposed := w.head("kalypso/dev")

@@ -26,12 +26,14 @@ func (w *world) previews(repo, sha, env string) []*github.CheckRun {
 }
 
 // A pull request from a fork into the dev branch is previewed through the control plane's own
-// refs/pull/N/head (the fork is not served at all): a check run on its head commit with exactly
-// the changed assignments, one comment; nothing is pushed. A new commit breaking a file turns
-// the new head's check run to failure with the annotation at the file and line, and edits the
-// one comment. Once closed, nothing more is posted.
+// refs/pull/N/head (the fork is not served at all): a check run on its head commit naming the
+// changed assignments, one comment; nothing is pushed. Once a writer shows the full preview, the
+// check run holds exactly the diff of the changed assignments. A new commit breaking a file
+// turns the new head's check run to failure with the annotation at the file and line, and edits
+// the one comment. Once closed, nothing more is posted.
 func TestE2EPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
 	w := newWorld(t)
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
 	w.start()
 	w.sim.ResetCalls()
 	gitopsBefore, err := w.sim.Branches(sample.Owner, sample.GitOpsRepo)
@@ -49,7 +51,12 @@ func TestE2EPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
 	require.Len(t, runs, 1)
 	run := runs[0]
 	require.Equal(t, "success", run.GetConclusion(), run.GetOutput().GetSummary())
-	require.Contains(t, run.GetOutput().GetSummary(), "pull request read as `merge`", "GitHub's test merge is read when there is one")
+	require.Contains(t, run.GetOutput().GetSummary(), fmt.Sprintf("pull request #%d into `dev` read as `merge`", number), "GitHub's test merge is read when there is one")
+	require.NotContains(t, run.GetOutput().GetSummary()+run.GetOutput().GetText(), "mysql", "a fork's preview shows counts and names only")
+	require.Contains(t, run.GetOutput().GetText(), "- `large/observability-prometheus`: 1 file changed\n")
+	require.NoError(t, w.sim.ClickCheckRunAction(run.GetID(), "kalypso-full-preview", "lead"))
+	w.settle()
+	run = w.previews(sample.ControlPlane, head, "dev")[0]
 	text := run.GetOutput().GetText()
 	changed := regexp.MustCompile(`<summary>([^<]+): 1 file changed</summary>`).FindAllStringSubmatch(text, -1)
 	require.NotEmpty(t, changed)
@@ -96,8 +103,9 @@ func TestE2EPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
 	require.Zero(t, w.sim.GitCalls()["POST git-receive-pack"], "nothing is pushed")
 }
 
-// A pull request into main changing a template is previewed in every environment as if pinned:
-// dev, whose assignment uses it, changes; stage, which has no assignment, is neutral.
+// A writer's pull request into main changing a template is previewed in every environment as if
+// pinned: dev, whose assignment uses it, changes (the diff in full); stage, which has no
+// assignment, is neutral.
 func TestE2EPreviewOfAMainPullRequest(t *testing.T) {
 	w := newWorld(t)
 	w.start()
@@ -105,7 +113,8 @@ func TestE2EPreviewOfAMainPullRequest(t *testing.T) {
 	tmpl, err := w.sim.ReadFile(sample.Owner, sample.ControlPlane, "main", file)
 	require.NoError(t, err)
 	changed := strings.Replace(tmpl, "interval: 30s", "interval: 45s", 1)
-	_, head, err := w.sim.OpenForkPR(sample.Owner, sample.ControlPlane, "mallory", "main", map[string]*string{file: &changed}, "Slower polls", "mallory")
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
+	_, head, err := w.sim.OpenBranchPR(sample.Owner, sample.ControlPlane, "slower-polls", "main", map[string]*string{file: &changed}, "Slower polls", "lead")
 	require.NoError(t, err)
 	w.settle()
 	dev := w.previews(sample.ControlPlane, head, "dev")
@@ -117,15 +126,16 @@ func TestE2EPreviewOfAMainPullRequest(t *testing.T) {
 	require.Equal(t, "neutral", stage[0].GetConclusion())
 }
 
-// A pull request on the registered branch of a workload repository is previewed in every
-// environment that reads the branch, on the workload repository's head commit.
+// A writer's pull request on the registered branch of a workload repository is previewed in
+// every environment that reads the branch, on the workload repository's head commit.
 func TestE2EPreviewOfAWorkloadPullRequest(t *testing.T) {
 	w := newWorld(t)
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.WorkloadRepo, "dev-lead", "write"))
 	w.start()
 	w.sim.ResetCalls()
 	file := "workloads/observability.yaml"
-	_, head, err := w.sim.OpenForkPR(sample.Owner, sample.WorkloadRepo, "mallory", "main",
-		map[string]*string{file: str(observability("./prometheus-v2"))}, "Move prometheus", "mallory")
+	_, head, err := w.sim.OpenBranchPR(sample.Owner, sample.WorkloadRepo, "move-prometheus", "main",
+		map[string]*string{file: str(observability("./prometheus-v2"))}, "Move prometheus", "dev-lead")
 	require.NoError(t, err)
 	w.settle()
 	dev := w.previews(sample.WorkloadRepo, head, "dev")
@@ -145,7 +155,8 @@ func TestE2EPreviewOfAHugeDiffStaysWithinTheLimit(t *testing.T) {
 	west, err := w.sim.ReadFile(sample.Owner, sample.ControlPlane, "dev", westUSConfig)
 	require.NoError(t, err)
 	huge := strings.TrimRight(west, "\n") + "\n  BIG: " + strings.Repeat("x", 70_000) + "\n"
-	_, head, err := w.sim.OpenForkPR(sample.Owner, sample.ControlPlane, "mallory", "dev", map[string]*string{westUSConfig: &huge}, "Huge", "mallory")
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
+	_, head, err := w.sim.OpenBranchPR(sample.Owner, sample.ControlPlane, "huge", "dev", map[string]*string{westUSConfig: &huge}, "Huge", "lead")
 	require.NoError(t, err)
 	w.settle()
 	runs := w.previews(sample.ControlPlane, head, "dev")
