@@ -14,11 +14,7 @@ func (s *Server) OpenForkPR(owner, repoName, forkOwner, base string, files map[s
 	var number int
 	var sha string
 	err := s.withRepo(owner, repoName, func(rp *repo) ([]*hookEvent, error) {
-		baseSHA, ok := rp.branchHash(base)
-		if !ok {
-			return nil, fmt.Errorf("base branch %s: %w", base, errNoObject)
-		}
-		head, err := s.commitOn(rp, baseSHA, files, title)
+		baseSHA, head, err := s.commitOnBase(rp, base, files, title)
 		if err != nil {
 			return nil, err
 		}
@@ -56,4 +52,15 @@ func (s *Server) PushForkPR(owner, repoName string, number int, files map[string
 		return "", fmt.Errorf("githubsim: push to fork pull request: %w", err)
 	}
 	return sha, nil
+}
+
+// commitOnBase writes a commit of files over the head of branch base without moving any ref;
+// it returns base's head and the new commit.
+func (s *Server) commitOnBase(rp *repo, base string, files map[string]*string, message string) (plumbing.Hash, plumbing.Hash, error) {
+	baseSHA, ok := rp.branchHash(base)
+	if !ok {
+		return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("base branch %s: %w", base, errNoObject)
+	}
+	head, err := s.commitOn(rp, baseSHA, files, message)
+	return baseSHA, head, err
 }

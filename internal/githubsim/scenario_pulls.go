@@ -147,14 +147,10 @@ func (s *Server) OpenBranchPR(owner, repoName, branch, base string, files map[st
 	var number int
 	var sha string
 	err := s.withRepo(owner, repoName, func(rp *repo) ([]*hookEvent, error) {
-		baseSHA, ok := rp.branchHash(base)
-		if !ok {
-			return nil, fmt.Errorf("base branch %s: %w", base, errNoObject)
-		}
 		if _, exists := rp.branchHash(branch); exists {
 			return nil, fmt.Errorf("branch %s exists already", branch)
 		}
-		head, err := s.commitOn(rp, baseSHA, files, title)
+		_, head, err := s.commitOnBase(rp, base, files, title)
 		if err != nil {
 			return nil, err
 		}

@@ -87,16 +87,11 @@ func (r *Reconciler) AcceptBlastRadius(ctx context.Context, inst int64, repo env
 		return a, nil // not a check run of ours
 	}
 	a.Env = envref.Env{Installation: inst, ControlPlane: plane, Name: env}
-	gh, err := r.clients.Client(ctx, inst)
+	gh, run, unlock, err := r.clickedRun(ctx, inst, repo, reportKey(a.Preview, env), event.GetID())
 	if err != nil {
 		return nil, err
 	}
-	unlock := r.lockReports(repo, reportKey(a.Preview, env))
 	defer unlock()
-	run, err := gh.CheckRun(ctx, repo, event.GetID())
-	if err != nil {
-		return nil, fmt.Errorf("check run %d: %w", event.GetID(), err)
-	}
 	if !offersAccept(run) {
 		a.Refusal = "nothing to accept: the check run does not offer it (any more)"
 		return a, nil
@@ -120,6 +115,22 @@ func (r *Reconciler) AcceptBlastRadius(ctx context.Context, inst int64, repo env
 	summary = line + "\n\n" + summary
 	return a, gh.CompleteCheckRun(ctx, repo, run.GetID(), ghport.Completion{Name: run.GetName(), Conclusion: "success",
 		Title: env + ": blast radius accepted by @" + user, Summary: summary, Actions: buttons("success", summary, run.GetHeadSHA())})
+}
+
+// clickedRun reads the check run a button was clicked on, as GitHub has it now, under the
+// report lock of key (see reportKey): nothing rewrites it until unlock.
+func (r *Reconciler) clickedRun(ctx context.Context, inst int64, repo envref.Repo, key string, id int64) (ghport.GitHub, *github.CheckRun, func(), error) {
+	gh, err := r.clients.Client(ctx, inst)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	unlock := r.lockReports(repo, key)
+	run, err := gh.CheckRun(ctx, repo, id)
+	if err != nil {
+		unlock()
+		return nil, nil, nil, fmt.Errorf("check run %d: %w", id, err)
+	}
+	return gh, run, unlock, nil
 }
 
 func orNone(digest string) string {

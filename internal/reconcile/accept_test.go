@@ -84,9 +84,7 @@ func TestAcceptanceBelongsToOneBaseAndChange(t *testing.T) {
 	g := ghfake.New()
 	g.Permissions["writer"] = "write"
 	r := New(s.cache, ghfake.Installations{GitHub: g})
-	envFile := ".environments/dev.yaml"
-	guarded := strings.TrimRight(s.remotes.File(samplePlane, "main", envFile), " \n") + "\n  guard:\n    maxChanged: 0\n"
-	s.remotes.Commit(samplePlane, "main", map[string]*string{envFile: &guarded}, "guard dev")
+	guardDev(s, "maxChanged: 0")
 	west := s.remotes.File(samplePlane, "dev", westConfig)
 	intoDev := openPull(t, s, map[string]*string{westConfig: str(strings.Replace(west, "mysql2", "mysql3", 1))})
 	p, err := r.Preview(ctx, sampleDev, intoDev, AsEnvironmentBranch)

@@ -25,9 +25,7 @@ func TestGuardHoldsAPushUntilAccepted(t *testing.T) {
 	_, err = r.Environment(ctx, sampleDev)
 	require.NoError(t, err)
 
-	envFile := ".environments/dev.yaml"
-	guarded := strings.TrimRight(s.remotes.File(samplePlane, "main", envFile), " \n") + "\n  guard:\n    maxChanged: 0\n"
-	s.remotes.Commit(samplePlane, "main", map[string]*string{envFile: &guarded}, "guard dev")
+	guardDev(s, "maxChanged: 0")
 	west := strings.Replace(s.remotes.File(samplePlane, "dev", westConfig), "mysql2", "mysql3", 1)
 	sha := s.remotes.Commit(samplePlane, "dev", map[string]*string{westConfig: &west}, "tune west")
 

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,14 +15,27 @@ import (
 const westConfig = "cluster-types/west-us/west-us-config.yaml"
 
 // openPull commits files on top of the dev branch as pull request 1 (refs/pull/1/head only:
-// the head branch lives elsewhere, as in a fork) and returns the request.
+// the head branch lives elsewhere, as in a fork) and returns the request, by a writer.
 func openPull(t *testing.T, s *seeded, files map[string]*string) PullRequest {
 	t.Helper()
-	s.remotes.SetHead(samplePlane, "pr-tmp", s.remotes.Head(samplePlane, "dev"))
+	return openPullInto(t, s, "dev", 1, files)
+}
+
+// openPullInto commits files on top of base as pull request number, by a writer.
+func openPullInto(t *testing.T, s *seeded, base string, number int, files map[string]*string) PullRequest {
+	t.Helper()
+	s.remotes.SetHead(samplePlane, "pr-tmp", s.remotes.Head(samplePlane, base))
 	head := s.remotes.Commit(samplePlane, "pr-tmp", files, "change")
 	s.remotes.SetHead(samplePlane, "pr-tmp", "")
-	s.remotes.SetRef(samplePlane, "refs/pull/1/head", head)
-	return PullRequest{Installation: 1, Repo: samplePlane, Number: 1, HeadSHA: head, Base: "dev", Audience: Audience{Full: true}}
+	s.remotes.SetRef(samplePlane, fmt.Sprintf("refs/pull/%d/head", number), head)
+	return PullRequest{Installation: 1, Repo: samplePlane, Number: number, HeadSHA: head, Base: base, Audience: Audience{Full: true}}
+}
+
+// guardDev sets dev's guard to one limit, on main.
+func guardDev(s *seeded, limit string) {
+	envFile := ".environments/dev.yaml"
+	guarded := strings.TrimRight(s.remotes.File(samplePlane, "main", envFile), " \n") + "\n  guard:\n    " + limit + "\n"
+	s.remotes.Commit(samplePlane, "main", map[string]*string{envFile: &guarded}, "guard dev")
 }
 
 func TestPreviewOfAnEnvironmentBranchPullRequest(t *testing.T) {
@@ -98,9 +112,7 @@ func TestPreviewAppliesTheGuardFromMain(t *testing.T) {
 	s := seedSample(t)
 	g := ghfake.New()
 	r := New(s.cache, ghfake.Installations{GitHub: g})
-	envFile := ".environments/dev.yaml"
-	guarded := strings.TrimRight(s.remotes.File(samplePlane, "main", envFile), " \n") + "\n  guard:\n    maxChanged: 0\n"
-	s.remotes.Commit(samplePlane, "main", map[string]*string{envFile: &guarded}, "guard dev")
+	guardDev(s, "maxChanged: 0")
 	west := strings.Replace(s.remotes.File(samplePlane, "dev", westConfig), "mysql2", "mysql3", 1)
 	pr := openPull(t, s, map[string]*string{westConfig: &west})
 	p, err := r.Preview(context.Background(), sampleDev, pr, AsEnvironmentBranch)
@@ -157,9 +169,7 @@ func TestAcceptAPreviewOverTheGuard(t *testing.T) {
 	g := ghfake.New()
 	g.Permissions["reader"], g.Permissions["writer"] = "read", "write"
 	r := New(s.cache, ghfake.Installations{GitHub: g})
-	envFile := ".environments/dev.yaml"
-	guarded := strings.TrimRight(s.remotes.File(samplePlane, "main", envFile), " \n") + "\n  guard:\n    maxChanged: 0\n"
-	s.remotes.Commit(samplePlane, "main", map[string]*string{envFile: &guarded}, "guard dev")
+	guardDev(s, "maxChanged: 0")
 	west := strings.Replace(s.remotes.File(samplePlane, "dev", westConfig), "mysql2", "mysql3", 1)
 	pr := openPull(t, s, map[string]*string{westConfig: &west})
 	p, err := r.Preview(ctx, sampleDev, pr, AsEnvironmentBranch)

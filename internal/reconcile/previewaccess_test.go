@@ -67,16 +67,6 @@ spec:
         path: ./classified
 `
 
-// openMainPull commits files on top of main as pull request 2 into main.
-func openMainPull(t *testing.T, s *seeded, files map[string]*string) PullRequest {
-	t.Helper()
-	s.remotes.SetHead(samplePlane, "pr-tmp", s.remotes.Head(samplePlane, "main"))
-	head := s.remotes.Commit(samplePlane, "pr-tmp", files, "change")
-	s.remotes.SetHead(samplePlane, "pr-tmp", "")
-	s.remotes.SetRef(samplePlane, "refs/pull/2/head", head)
-	return PullRequest{Installation: 1, Repo: samplePlane, Number: 2, HeadSHA: head, Base: "main", Audience: Audience{Full: true}}
-}
-
 // A pull request that registers a repository gets it listed as not previewed, and the
 // repository is not read at all; once main registers it, the next pull request reads it.
 func TestPreviewReadsOnlyRepositoriesTheBaseRegisters(t *testing.T) {
@@ -88,7 +78,7 @@ func TestPreviewReadsOnlyRepositoriesTheBaseRegisters(t *testing.T) {
 	g := ghfake.New()
 	r := New(git, ghfake.Installations{GitHub: g})
 
-	pr := openMainPull(t, s, map[string]*string{"workloads/secret.yaml": str(secretRegistration)})
+	pr := openPullInto(t, s, "main", 2, map[string]*string{"workloads/secret.yaml": str(secretRegistration)})
 	p, err := r.Preview(ctx, sampleDev, pr, AsMain)
 	require.NoError(t, err)
 	require.Equal(t, []string{"not previewed: team/secret branch main is not registered on main yet"}, p.NotPreviewed)
@@ -101,7 +91,7 @@ func TestPreviewReadsOnlyRepositoriesTheBaseRegisters(t *testing.T) {
 	require.NotContains(t, run.GetOutput().GetSummary()+run.GetOutput().GetText(), "ledger")
 
 	s.remotes.Commit(samplePlane, "main", map[string]*string{"workloads/secret.yaml": str(secretRegistration)}, "register secret")
-	pr = openMainPull(t, s, map[string]*string{"notes.txt": str("hello")})
+	pr = openPullInto(t, s, "main", 2, map[string]*string{"notes.txt": str("hello")})
 	p, err = r.Preview(ctx, sampleDev, pr, AsMain)
 	require.NoError(t, err)
 	require.Empty(t, p.NotPreviewed)

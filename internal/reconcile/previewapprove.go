@@ -66,16 +66,11 @@ func (r *Reconciler) ApproveFullPreview(ctx context.Context, inst int64, repo en
 		return &Approval{}, nil // not a preview of ours
 	}
 	a := &Approval{Env: envref.Env{Installation: inst, ControlPlane: plane, Name: env}}
-	gh, err := r.clients.Client(ctx, inst)
+	gh, run, unlock, err := r.clickedRun(ctx, inst, repo, reportKey(true, env), event.GetID())
 	if err != nil {
 		return nil, err
 	}
-	unlock := r.lockReports(repo, reportKey(true, env))
 	defer unlock()
-	run, err := gh.CheckRun(ctx, repo, event.GetID())
-	if err != nil {
-		return nil, fmt.Errorf("check run %d: %w", event.GetID(), err)
-	}
 	summary, head := stripRefusals(run.GetOutput().GetSummary()), run.GetHeadSHA()
 	if m := pullLine.FindStringSubmatch(summary); m != nil {
 		a.Number, _ = strconv.Atoi(m[1])

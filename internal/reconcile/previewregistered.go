@@ -83,16 +83,17 @@ func withoutRefusals(errs scheduling.Errors, refused []string) scheduling.Errors
 	}
 	out := errs[:0:0]
 	for _, e := range errs {
-		if !endsWithAny(e.Msg, refused) {
+		if !anyOf(refused, func(r string) bool { return strings.HasSuffix(e.Msg, r) }) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func endsWithAny(s string, suffixes []string) bool {
-	for _, suffix := range suffixes {
-		if strings.HasSuffix(s, suffix) {
+// anyOf reports whether f holds for any of xs.
+func anyOf(xs []string, f func(string) bool) bool {
+	for _, x := range xs {
+		if f(x) {
 			return true
 		}
 	}

@@ -40,7 +40,7 @@ func restrictedAnnotations(c Commit, pr PullRequest, p *Preview) []*github.Check
 		switch {
 		case !loaded[e]:
 			msg = renderedElsewhere
-		case containsAny(msg, foreign):
+		case anyOf(foreign, func(prefix string) bool { return strings.Contains(msg, prefix) }):
 			continue
 		}
 		line := max(e.Pos.Line, 1)
@@ -72,13 +72,4 @@ func foreignPrefixes(pr PullRequest, p *Preview) []string {
 		}
 	}
 	return out
-}
-
-func containsAny(s string, parts []string) bool {
-	for _, p := range parts {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
 }
