@@ -223,7 +223,7 @@ func previewSummary(pr PullRequest, p *Preview, full bool, annotated int) string
 	b.WriteString(violationLines(p.Violations))
 	b.WriteString(notPreviewedLines(p.NotPreviewed))
 	switch n := len(p.Proposed.Errors); {
-	case n > 0 && full:
+	case n > 0 && (full || annotated == n):
 		fmt.Fprintf(&b, "%s; those in the pull request's files are annotated.\n\n", plural.Count(n, "error"))
 	case n > 0:
 		fmt.Fprintf(&b, "%s: %d annotated in the pull request's files; **%d not shown:** a registered repository could not be rendered.\n\n",
