@@ -58,7 +58,7 @@ type Preview struct {
 // comes from main's head of the control plane, never from the pull request, so that a pull
 // request cannot relax the limit it is checked against; and the pull request's side reads only
 // the workload branches its base already registers, so that a pull request cannot make the app
-// read a repository with its installation token (see registeredOnBase).
+// read a repository with its installation token (see registeredOnly).
 func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest, as PreviewTarget) (*Preview, error) {
 	token, err := r.clients.Token(ctx, env.Installation)
 	if err != nil {
@@ -70,7 +70,7 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	out := &Preview{Env: env}
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
 	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}
-	gated := registeredOnly{inner: ws, base: pr.Base, refused: &out.NotPreviewed}
+	gated := &registeredOnly{inner: ws, base: pr.Base, refused: &out.NotPreviewed}
 	out.As = as
 	if as == AsWorkload {
 		gated.inner = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
@@ -80,8 +80,10 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash); err != nil {
 			return err
 		}
-		if gated.registered, err = registeredOnBase(s, env.Name, as, r.policy); err != nil {
-			return err
+		if as == AsMain {
+			if gated.registered, err = registeredOnMain(s, env.Name, r.policy); err != nil {
+				return err
+			}
 		}
 		mainAt, envAt := plumbing.ZeroHash, plumbing.ZeroHash
 		if as != AsWorkload {
@@ -103,7 +105,11 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	if err != nil {
 		return nil, fmt.Errorf("preview %s of pull request #%d: %w", env.Key(), pr.Number, err)
 	}
-	current, _ := r.results.render(env, r.load(env, cur, curErrs))
+	currentSnap := r.load(env, cur, curErrs)
+	if as != AsMain { // the base is the environment as it is
+		gated.registered = registrations(currentSnap)
+	}
+	current, _ := r.results.render(env, currentSnap)
 	proposed := r.load(env, next, nextErrs)
 	proposed.Errors = withoutRefusals(proposed.Errors, out.NotPreviewed)
 	out.Proposed = r.results.peek(env, proposed)

@@ -37,7 +37,7 @@ type registeredOnly struct {
 }
 
 // Workload implements scheduling.WorkloadSource.
-func (w registeredOnly) Workload(spec scheduling.ManifestsSpec) (scheduling.Source, error) {
+func (w *registeredOnly) Workload(spec scheduling.ManifestsSpec) (scheduling.Source, error) {
 	repo, err := envref.RepoOf(spec.Repo)
 	if err != nil {
 		return scheduling.Source{}, err
@@ -50,29 +50,31 @@ func (w registeredOnly) Workload(spec scheduling.ManifestsSpec) (scheduling.Sour
 	return w.inner.Workload(spec)
 }
 
-// registeredOnBase returns the workload branches the base of a pull request registers for an
-// environment: main's head for a pull request into main, the environment as it is otherwise
-// (its branch's head and the main commit it pins). Nothing is fetched to know it.
-func registeredOnBase(s *gitcache.Session, env string, as PreviewTarget, policy scheduling.Policy) (map[envref.RepoBranch]bool, error) {
-	main := plumbing.ZeroHash
-	if as == AsMain {
-		var err error
-		if main, err = gitsource.Resolve(s.Repo, gitsource.MainBranch); err != nil {
-			return nil, err
-		}
+// registeredOnMain returns the workload branches main's head registers for an environment:
+// the base of a pull request into main. (The base of any other pull request is the environment
+// as it is: its registrations.) Nothing is fetched to know it.
+func registeredOnMain(s *gitcache.Session, env string, policy scheduling.Policy) (map[envref.RepoBranch]bool, error) {
+	main, err := gitsource.Resolve(s.Repo, gitsource.MainBranch)
+	if err != nil {
+		return nil, err
 	}
 	in, _, err := gitsource.InputsAt(s.Repo, env, refusing{}, main, plumbing.ZeroHash)
 	if err != nil {
 		return nil, err
 	}
 	in.Policy = policy
+	return registrations(scheduling.Load(in)), nil
+}
+
+// registrations are the workload branches a snapshot registers.
+func registrations(snap *scheduling.Snapshot) map[envref.RepoBranch]bool {
 	out := map[envref.RepoBranch]bool{}
-	for _, reg := range scheduling.Load(in).Registrations {
+	for _, reg := range snap.Registrations {
 		if repo, err := envref.RepoOf(reg.Spec.Workload.Repo); err == nil {
 			out[envref.RepoBranch{Repo: repo, Branch: reg.Spec.Workload.Branch}] = true
 		}
 	}
-	return out, nil
+	return out
 }
 
 // withoutRefusals drops the errors that only say a registration was not previewed: they are
