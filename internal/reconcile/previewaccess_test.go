@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -89,6 +90,16 @@ func TestPreviewReadsOnlyRepositoriesTheBaseRegisters(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, run.GetOutput().GetSummary(), "- not previewed: team/secret branch main is not registered on main yet\n")
 	require.NotContains(t, run.GetOutput().GetSummary()+run.GetOutput().GetText(), "ledger")
+
+	// A pull request into dev pinning a commit of another branch that registers it: the same.
+	s.remotes.SetHead(samplePlane, "feature", s.remotes.Head(samplePlane, "main"))
+	feature := s.remotes.Commit(samplePlane, "feature", map[string]*string{"workloads/secret.yaml": str(secretRegistration)}, "register secret")
+	pin := regexp.MustCompile(`commit: [0-9a-f]+`).ReplaceAllString(s.remotes.File(samplePlane, "dev", "base-repo.yaml"), "commit: "+feature)
+	pr = openPullInto(t, s, "dev", 3, map[string]*string{"base-repo.yaml": &pin})
+	p, err = r.Preview(ctx, sampleDev, pr, AsEnvironmentBranch)
+	require.NoError(t, err)
+	require.Equal(t, []string{"not previewed: team/secret branch main is not registered on dev yet"}, p.NotPreviewed)
+	require.False(t, git.read(secretRepo))
 
 	s.remotes.Commit(samplePlane, "main", map[string]*string{"workloads/secret.yaml": str(secretRegistration)}, "register secret")
 	pr = openPullInto(t, s, "main", 2, map[string]*string{"notes.txt": str("hello")})
