@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kalypso-gitops/kalypso/internal/ghfake"
 	"github.com/kalypso-gitops/kalypso/internal/preview"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -80,10 +79,7 @@ func TestAcceptanceNamesTheChangeShown(t *testing.T) {
 func TestAcceptanceBelongsToOneBaseAndChange(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := seedSample(t)
-	g := ghfake.New()
-	g.Permissions["writer"] = "write"
-	r := New(s.cache, ghfake.Installations{GitHub: g})
+	s, g, r := withSample(t, "writer", "write")
 	guardDev(s, "maxChanged: 0")
 	west := s.remotes.File(samplePlane, "dev", westConfig)
 	intoDev := openPull(t, s, map[string]*string{westConfig: str(strings.Replace(west, "mysql2", "mysql3", 1))})

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/kalypso-gitops/kalypso/internal/ghfake"
 )
 
 // A change over the guard's limit pushed straight to the environment branch is held out of
@@ -15,10 +13,7 @@ import (
 func TestGuardHoldsAPushUntilAccepted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := seedSample(t)
-	g := ghfake.New()
-	g.Permissions["writer"] = "write"
-	r := New(s.cache, ghfake.Installations{GitHub: g})
+	s, g, r := withSample(t, "writer", "write")
 	first, err := r.Environment(ctx, sampleDev)
 	require.NoError(t, err)
 	s.remotes.SetHead(sampleGitOps, "dev", first.Commit) // merged

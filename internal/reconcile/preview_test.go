@@ -31,6 +31,18 @@ func openPullInto(t *testing.T, s *seeded, base string, number int, files map[st
 	return PullRequest{Installation: 1, Repo: samplePlane, Number: number, HeadSHA: head, Base: base, Audience: Audience{Full: true}}
 }
 
+// withSample returns the sample, a fake GitHub where users have the given permissions on every
+// repository ("user", "level", …), and a reconciler over both.
+func withSample(t *testing.T, permissions ...string) (*seeded, *ghfake.GitHub, *Reconciler) {
+	t.Helper()
+	s := seedSample(t)
+	g := ghfake.New()
+	for i := 0; i+1 < len(permissions); i += 2 {
+		g.Permissions[permissions[i]] = permissions[i+1]
+	}
+	return s, g, New(s.cache, ghfake.Installations{GitHub: g})
+}
+
 // guardDev sets dev's guard to one limit, on main.
 func guardDev(s *seeded, limit string) {
 	envFile := ".environments/dev.yaml"
@@ -165,10 +177,7 @@ func TestPreviewOfAWorkloadPullRequest(t *testing.T) {
 func TestAcceptAPreviewOverTheGuard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := seedSample(t)
-	g := ghfake.New()
-	g.Permissions["reader"], g.Permissions["writer"] = "read", "write"
-	r := New(s.cache, ghfake.Installations{GitHub: g})
+	s, g, r := withSample(t, "reader", "read", "writer", "write")
 	guardDev(s, "maxChanged: 0")
 	west := strings.Replace(s.remotes.File(samplePlane, "dev", westConfig), "mysql2", "mysql3", 1)
 	pr := openPull(t, s, map[string]*string{westConfig: &west})

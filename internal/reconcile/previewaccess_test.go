@@ -117,10 +117,7 @@ func str(s string) *string { return &s }
 func TestRestrictedPreviewUntilAWriterApproves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := seedSample(t)
-	g := ghfake.New()
-	g.Permissions["triager"], g.Permissions["writer"] = "read", "write"
-	r := New(s.cache, ghfake.Installations{GitHub: g})
+	s, g, r := withSample(t, "triager", "read", "writer", "write")
 	west := strings.Replace(s.remotes.File(samplePlane, "dev", westConfig), "mysql2", "mysql3", 1)
 	pr := openPull(t, s, map[string]*string{westConfig: &west})
 	pr.Audience = Audience{Why: "the pull request comes from a fork"}
