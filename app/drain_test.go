@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestInstallationClientKeepsAnswersReadBeforeTheirEnd checks that an answer go-github stops
+// reading before its end (here: whitespace after the JSON value, as when the end of a chunked
+// body comes in a later read) is still kept by the HTTP cache, so that the next read is a
+// conditional request answered 304.
+func TestInstallationClientKeepsAnswersReadBeforeTheirEnd(t *testing.T) {
+	var conditional, full atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/v3/app/installations/{id}/access_tokens", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"token":%q,"expires_at":%q}`, testToken, time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	})
+	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}", func(w http.ResponseWriter, r *http.Request) {
+		const etag = `W/"v1"`
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			conditional.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		full.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"name":%q}`+strings.Repeat(" ", 8<<10), r.PathValue("repo"))
+	})
+	gh := httptest.NewServer(mux)
+	t.Cleanup(gh.Close)
+	s, _ := newTestServer(t, testConfig(t, gh.URL))
+	client, err := s.ClientCreator().NewInstallationClient(42)
+	require.NoError(t, err)
+	for range 3 {
+		repo, _, err := client.Repositories.Get(context.Background(), "octo", "gitops")
+		require.NoError(t, err)
+		require.Equal(t, "gitops", repo.GetName())
+	}
+	require.Equal(t, int32(1), full.Load(), "read in full once")
+	require.Equal(t, int32(2), conditional.Load(), "then revalidated with If-None-Match")
+}
