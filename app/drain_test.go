@@ -10,7 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/config"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
+	"github.com/kalypso-gitops/kalypso/internal/githubsim"
 )
 
 // TestInstallationClientKeepsAnswersReadBeforeTheirEnd checks that an answer go-github stops
@@ -49,4 +55,40 @@ func TestInstallationClientKeepsAnswersReadBeforeTheirEnd(t *testing.T) {
 	}
 	require.Equal(t, int32(1), full.Load(), "read in full once")
 	require.Equal(t, int32(2), conditional.Load(), "then revalidated with If-None-Match")
+}
+
+// TestStatusPagesAreRevalidated reads every page of a commit's combined status twice through
+// an installation client: the second time each page is a conditional request answered 304,
+// which costs no rate limit.
+func TestStatusPagesAreRevalidated(t *testing.T) {
+	sim, err := githubsim.New(githubsim.Options{Dir: t.TempDir()})
+	require.NoError(t, err)
+	require.NoError(t, sim.Start())
+	t.Cleanup(func() { _ = sim.Close() })
+	inst := sim.CreateInstallation("o")
+	require.NoError(t, sim.CreateRepo(inst, "o", "gitops", "main"))
+	sha, err := sim.CommitFiles("o", "gitops", "main", map[string]*string{"README.md": github.String("# gitops\n")}, "seed")
+	require.NoError(t, err)
+	for i := range 250 {
+		require.NoError(t, sim.PostStatus("o", "gitops", sha, "success", fmt.Sprintf("kustomization/flux-system/c%04d", i), "ok"))
+	}
+	cfg := testConfig(t, sim.URL())
+	cfg.GitHub.App.IntegrationID = sim.AppID()
+	cfg.GitHub.App.PrivateKey = config.Secret(sim.PrivateKeyPEM())
+	s, _ := newTestServer(t, cfg)
+	client, err := s.ClientCreator().NewInstallationClient(inst)
+	require.NoError(t, err)
+	gh := ghport.NewREST(client)
+	const route = "GET /repos/{owner}/{repo}/commits/{ref}/status"
+	read := func() {
+		got, err := gh.Statuses(context.Background(), envref.Repo{Owner: "o", Name: "gitops"}, sha)
+		require.NoError(t, err)
+		require.Len(t, got, 250)
+	}
+	read()
+	require.Equal(t, 3, sim.CallCount(route))
+	remaining := sim.RateLimitRemaining(inst)
+	read()
+	require.Equal(t, 6, sim.CallCount(route), "every page is asked for again")
+	require.Equal(t, remaining, sim.RateLimitRemaining(inst), "and answered 304, which costs nothing")
 }

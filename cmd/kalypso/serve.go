@@ -54,7 +54,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if err != nil {
 		return nil, err
 	}
-	clients := &serverClients{}
+	clients := &serverClients{maxStatuses: cfg.Promotion.MaxClusters}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
@@ -91,7 +91,10 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 }
 
 // serverClients gives orchestration the server's installation clients and tokens.
-type serverClients struct{ srv *app.Server }
+type serverClients struct {
+	srv         *app.Server
+	maxStatuses int // promotion.maxClusters
+}
 
 var _ ghport.Installations = (*serverClients)(nil)
 
@@ -101,7 +104,7 @@ func (c *serverClients) Client(_ context.Context, installation int64) (ghport.Gi
 	if err != nil {
 		return nil, err
 	}
-	return ghport.NewREST(gh), nil
+	return ghport.NewREST(gh, ghport.WithMaxStatuses(c.maxStatuses)), nil
 }
 
 // restClients gives the fleet view go-github clients: it reads more of GitHub than the

@@ -155,6 +155,12 @@ func exerciseChecksAndStatuses(t *testing.T, f *fixture) {
 	require.NoError(t, err)
 	_, _, err = c.Repositories.GetCombinedStatus(ctx(), testOwner, testRepo, sha, nil)
 	require.NoError(t, err)
+	for _, cluster := range []string{"kustomization/a", "kustomization/b"} {
+		require.NoError(t, f.sim.PostStatus(testOwner, testRepo, sha, "success", cluster, "ok"))
+	}
+	_, resp, err := c.Repositories.GetCombinedStatus(ctx(), testOwner, testRepo, sha, &github.ListOptions{PerPage: 2, Page: 2})
+	require.NoError(t, err)
+	require.Equal(t, 1, resp.PrevPage, "a later page of the combined status")
 	_, _, err = c.Repositories.ListStatuses(ctx(), testOwner, testRepo, sha, nil)
 	require.NoError(t, err)
 	id, err := f.sim.PostDeployment(testOwner, testRepo, sha, "dev", "success", "deployed")
