@@ -19,7 +19,7 @@ const (
 	DefaultReadTimeout         = 30 * time.Second
 	DefaultWriteTimeout        = time.Minute
 	DefaultIdleTimeout         = time.Minute
-	DefaultMaxHeaderBytes      = 64 << 10
+	DefaultMaxHeaderBytes      = 16 << 10
 	DefaultMaxConcurrentBodies = 8
 	DefaultV3APIURL            = "https://api.github.com/"
 	DefaultWebURL              = "https://github.com"

@@ -35,7 +35,7 @@ func Keys() []Key {
 			dur(func(c *Config) *Duration { return &c.Server.WriteTimeout })),
 		key("server.idleTimeout", "1m", "Time a keep-alive connection may wait for its next request.",
 			dur(func(c *Config) *Duration { return &c.Server.IdleTimeout })),
-		key("server.maxHeaderBytes", "65536", "Largest request header block, in bytes.",
+		key("server.maxHeaderBytes", "16384", "Largest request header block, in bytes; a connection holds at most this plus 4 KiB of headers it has not finished.",
 			integer(func(c *Config) *int { return &c.Server.MaxHeaderBytes })),
 		key("server.maxConcurrentBodies", "8", "Webhook bodies read at the same time (each up to 25 MB); when all are taken, deliveries are answered 503 unread.",
 			integer(func(c *Config) *int { return &c.Server.MaxConcurrentBodies })),
