@@ -19,18 +19,25 @@ import (
 
 const fleetRepo = sample.Owner + "/" + sample.ControlPlane
 
-// fleetWorld starts the app with the fleet view, the badges and a fast compliance poll.
-func fleetWorld(t *testing.T) *world {
+// fleetWorld starts the app with the fleet view, the badges, a fast compliance poll and the
+// extra settings.
+func fleetWorld(t *testing.T, extra ...string) *world {
 	w := newWorld(t)
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms",
+	w.start(append(w.fleetEnv(), extra...)...)
+	return w
+}
+
+// fleetEnv is the settings of an app with the fleet view and the badges; every replica
+// shares them.
+func (w *world) fleetEnv() []string {
+	return []string{"KALYPSO_PROMOTION_POLL_INTERVAL=100ms",
 		"KALYPSO_FLEET_ENABLED=true",
-		"KALYPSO_FLEET_PUBLIC_URL=http://"+w.addr,
-		"KALYPSO_FLEET_CLIENT_ID="+w.sim.ClientID(),
-		"KALYPSO_FLEET_CLIENT_SECRET="+w.sim.ClientSecret(),
+		"KALYPSO_FLEET_PUBLIC_URL=http://" + w.addr,
+		"KALYPSO_FLEET_CLIENT_ID=" + w.sim.ClientID(),
+		"KALYPSO_FLEET_CLIENT_SECRET=" + w.sim.ClientSecret(),
 		"KALYPSO_FLEET_SESSION_KEY=e2e-session-key-0123456789abcdef0123",
 		"KALYPSO_FLEET_REFRESH_INTERVAL=0",
-		"KALYPSO_FLEET_BADGES=true")
-	return w
+		"KALYPSO_FLEET_BADGES=true"}
 }
 
 // signIn signs login in to the simulator, then to the app through the OAuth web flow, and

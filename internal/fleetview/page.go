@@ -37,9 +37,12 @@ func RenderPage(w io.Writer, login string, f *Fleet) error {
 	return nil
 }
 
+// pageCSP is the Content-Security-Policy of the HTML pages: no script, inline styles only.
+const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
+
 // servePage answers /fleet: a redirect to sign-in without a session.
 func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
-	f, sess, err := s.visible(r)
+	f, sess, err := s.visible(w, r)
 	if err != nil {
 		s.fail(w, err, false)
 		return
@@ -51,7 +54,7 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	noStore(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", pageCSP)
 	_, _ = buf.WriteTo(w)
 }
 

@@ -41,6 +41,14 @@ func exerciseApp(t *testing.T, f *fixture) {
 	repos, _, err := f.tokenClient(tok.GetToken()).Apps.ListRepos(ctx(), nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, repos.GetTotalCount())
+	user := f.sim.UserToken("alice")
+	oauthApp := &http.Client{Transport: &github.BasicAuthTransport{Username: f.sim.ClientID(), Password: f.sim.ClientSecret()}}
+	c, err := github.NewClient(oauthApp).WithEnterpriseURLs(f.sim.APIURL(), f.sim.UploadURL())
+	require.NoError(t, err)
+	resp, err := c.Authorizations.Revoke(ctx(), f.sim.ClientID(), user)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	require.False(t, f.sim.UserTokenValid(user))
 }
 
 func exerciseRepoReads(t *testing.T, f *fixture) {
