@@ -18,6 +18,7 @@ var templateFS embed.FS
 // page is the /fleet template; html/template escapes every value.
 var page = template.Must(template.New("fleet.html").Funcs(template.FuncMap{
 	"stateText": stateText,
+	"cardState": cardState,
 	"duration":  durationText,
 	"short":     short,
 	"count":     plural.Count,
@@ -75,6 +76,15 @@ func stateText(p Promotion) string {
 		return "superseded"
 	}
 	return "unknown"
+}
+
+// cardState is the state an environment's card shows: a render with errors first, then the
+// promotion's.
+func cardState(e Environment) string {
+	if e.Render.State == RenderError {
+		return RenderError
+	}
+	return e.Promotion.State
 }
 
 // durationText formats seconds, or a dash.
