@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -61,24 +59,6 @@ func closeAll(conns []net.Conn) {
 	for _, c := range conns {
 		_ = c.Close()
 	}
-}
-
-// peakRSS returns the peak resident memory of a process (VmHWM of /proc/<pid>/status), in bytes.
-func peakRSS(pid int) (int64, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var n int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(kb), "%d kB", &n); err != nil {
-				return 0, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
-			}
-			return n << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
 }
 
 // Anonymous clients open connections and send headers they never finish: first 10,000
