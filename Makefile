@@ -20,16 +20,19 @@ build: ## build the kalypso binary into ./bin
 	$(GO) build -trimpath -o bin/kalypso ./cmd/kalypso
 
 test: vet tools browser ## run every test (unit, conformance, end to end, Helm chart and kustomize base), then the fuzz targets for a bounded time
+	@echo "==> running tests (unit, conformance, end to end, deployment checks)"
 	$(GO) test -count=1 -timeout 15m ./...
 	$(MAKE) fuzz
 
 FUZZTIME ?= 10s
 
 fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each (findings are kept in scheduling/testdata/fuzz)
+	@echo "==> fuzzing the object decoder and the workload-value checks for $(FUZZTIME) each"
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./scheduling
 	$(GO) test -run '^$$' -fuzz '^FuzzWorkloadValues$$' -fuzztime $(FUZZTIME) ./scheduling
 
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
+	@echo "==> running the end-to-end scenarios"
 	$(GO) test -count=1 -timeout 10m -run 'E2E' ./...
 
 # The orchestration packages, tested against the GitHub fake and in-memory repositories.
@@ -53,16 +56,19 @@ export KALYPSO_TEST_CHROMIUM := $(CHROMIUM)
 browser: $(CHROMIUM) ## install Debian's chromium for the browser test (needs apt-get and root)
 
 $(CHROMIUM):
+	@echo "==> installing Debian's chromium for the browser test (first run only)"
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-dejavu-core
 
 $(HELM_STAMP):
+	@echo "==> building pinned helm $(HELM_VERSION) (first run only, several minutes)"
 	@mkdir -p $(TOOLS_DIR)
 	GOBIN=$(TOOLS_DIR) CGO_ENABLED=0 $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	@rm -f $(TOOLS_DIR)/.helm-*
 	@touch $@
 
 $(KUSTOMIZE_STAMP):
+	@echo "==> building pinned kustomize $(KUSTOMIZE_VERSION) (first run only, a few minutes)"
 	@mkdir -p $(TOOLS_DIR)
 	GOBIN=$(TOOLS_DIR) CGO_ENABLED=0 $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 	@rm -f $(TOOLS_DIR)/.kustomize-*
@@ -72,6 +78,7 @@ deploy-check: tools ## lint and render the Helm chart and the kustomize base, de
 	$(GO) test -count=1 ./deploy/...
 
 vet:
+	@echo "==> go vet"
 	$(GO) vet ./...
 
 fmt:

@@ -13,7 +13,8 @@ import (
 )
 
 // newClientCreator builds the caching go-githubapp client creator. Middleware,
-// outermost first: retries (each attempt below is logged and counted), request
+// outermost first: draining answers to their end (so that the cache keeps them), retries
+// (each attempt below is logged and counted), request
 // logging at debug level, go-githubapp's request and rate-limit metrics, and
 // the kalypso_github_rate_limit_remaining gauge.
 func (s *Server) newClientCreator(gh githubapp.Config) (githubapp.ClientCreator, error) {
@@ -22,6 +23,7 @@ func (s *Server) newClientCreator(gh githubapp.Config) (githubapp.ClientCreator,
 		githubapp.WithClientTimeout(s.cfg.GitHub.Timeout.Std()),
 		githubapp.WithTransport(s.transport),
 		githubapp.WithClientMiddleware(
+			drainBodies,
 			s.retrying,
 			githubapp.ClientLogging(zerolog.DebugLevel),
 			githubapp.ClientMetrics(s.registry),

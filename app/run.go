@@ -26,9 +26,9 @@ func (s *Server) Run(ctx context.Context) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("app: Run called twice")
 	}
-	pubLn, err := net.Listen("tcp", s.cfg.Server.Address)
+	pubLn, err := s.listenPublic()
 	if err != nil {
-		return fmt.Errorf("app: listen on %s (server.address): %w", s.cfg.Server.Address, err)
+		return err
 	}
 	mgmtLn, err := net.Listen("tcp", s.cfg.Server.ManagementAddress)
 	if err != nil {
@@ -36,6 +36,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("app: listen on %s (server.managementAddress): %w", s.cfg.Server.ManagementAddress, err)
 	}
 	public, management := s.httpServer(s.handler), s.httpServer(s.management)
+	public.ConnState = pubLn.connState
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- public.Serve(pubLn) }()
 	go func() { serveErr <- management.Serve(mgmtLn) }()
@@ -55,6 +56,18 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	stopLoop()
 	return errors.Join(runErr, s.shutdown(public, management, resyncDone))
+}
+
+// listenPublic listens on server.address and serves at most server.maxConnections
+// connections at once (see connLimiter): with server.maxHeaderBytes, this bounds the memory
+// clients that never finish their headers can take.
+func (s *Server) listenPublic() (*connLimiter, error) {
+	ln, err := net.Listen("tcp", s.cfg.Server.Address)
+	if err != nil {
+		return nil, fmt.Errorf("app: listen on %s (server.address): %w", s.cfg.Server.Address, err)
+	}
+	evicted := s.counter(MetricConnectionsEvicted)
+	return limitConnections(ln, s.cfg.Server.MaxConnections, func() { evicted.Inc(1) }), nil
 }
 
 // httpServer builds an HTTP server with the server.* timeouts and limits.

@@ -19,7 +19,7 @@ const (
 	DefaultReadTimeout         = 30 * time.Second
 	DefaultWriteTimeout        = time.Minute
 	DefaultIdleTimeout         = time.Minute
-	DefaultMaxHeaderBytes      = 64 << 10
+	DefaultMaxHeaderBytes      = 16 << 10
 	DefaultMaxConcurrentBodies = 8
 	DefaultV3APIURL            = "https://api.github.com/"
 	DefaultWebURL              = "https://github.com"
@@ -68,6 +68,7 @@ type Server struct {
 	IdleTimeout         Duration `yaml:"idleTimeout"`         // time a keep-alive connection may wait for its next request
 	MaxHeaderBytes      int      `yaml:"maxHeaderBytes"`      // largest request header block, bytes
 	MaxConcurrentBodies int      `yaml:"maxConcurrentBodies"` // webhook bodies read at once
+	MaxConnections      int      `yaml:"maxConnections"`      // connections the public listener serves at once
 }
 
 // GitHub holds the GitHub endpoints, client settings and App credentials.
@@ -97,6 +98,7 @@ type Cache struct {
 // Promotion holds the settings of promotions across environments.
 type Promotion struct {
 	PollInterval Duration `yaml:"pollInterval"` // period of compliance polls
+	MaxClusters  int      `yaml:"maxClusters"`  // commit statuses read on one commit
 }
 
 // Preview holds the settings of pull request previews.
@@ -148,6 +150,7 @@ func Default(_ func(string) string) *Config {
 			IdleTimeout:         Duration(DefaultIdleTimeout),
 			MaxHeaderBytes:      DefaultMaxHeaderBytes,
 			MaxConcurrentBodies: DefaultMaxConcurrentBodies,
+			MaxConnections:      DefaultMaxConnections,
 		},
 		GitHub: GitHub{
 			V3APIURL:    DefaultV3APIURL,
@@ -158,9 +161,10 @@ func Default(_ func(string) string) *Config {
 		Cache:     Cache{MaxBytes: DefaultCacheMaxBytes},
 		Sources:   Sources{MaxFileBytes: DefaultMaxFileBytes},
 		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
-		Promotion: Promotion{PollInterval: Duration(15 * time.Second)},
+		Promotion: Promotion{PollInterval: Duration(15 * time.Second), MaxClusters: DefaultMaxClusters},
 		Preview:   Preview{Enabled: true, Comment: true},
-		Fleet:     Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), RefreshInterval: Duration(DefaultFleetRefreshInterval)},
+		Fleet: Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), SessionRefresh: Duration(DefaultFleetSessionRefresh),
+			RefreshInterval: Duration(DefaultFleetRefreshInterval)},
 		Render: Render{
 			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
 			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,

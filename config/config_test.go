@@ -62,7 +62,8 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 30*time.Second, cfg.Server.ReadTimeout.Std())
 	assert.Equal(t, time.Minute, cfg.Server.WriteTimeout.Std())
 	assert.Equal(t, time.Minute, cfg.Server.IdleTimeout.Std())
-	assert.Equal(t, 65536, cfg.Server.MaxHeaderBytes)
+	assert.Equal(t, 16384, cfg.Server.MaxHeaderBytes)
+	assert.Equal(t, 1024, cfg.Server.MaxConnections)
 	assert.Equal(t, 8, cfg.Server.MaxConcurrentBodies)
 }
 

@@ -27,8 +27,9 @@
 //	server.readTimeout          KALYPSO_SERVER_READ_TIMEOUT            30s
 //	server.writeTimeout         KALYPSO_SERVER_WRITE_TIMEOUT           1m
 //	server.idleTimeout          KALYPSO_SERVER_IDLE_TIMEOUT            1m
-//	server.maxHeaderBytes       KALYPSO_SERVER_MAX_HEADER_BYTES        65536
+//	server.maxHeaderBytes       KALYPSO_SERVER_MAX_HEADER_BYTES        16384
 //	server.maxConcurrentBodies  KALYPSO_SERVER_MAX_CONCURRENT_BODIES   8
+//	server.maxConnections       KALYPSO_SERVER_MAX_CONNECTIONS         1024
 //	github.v3APIURL             KALYPSO_GITHUB_V3_API_URL              https://api.github.com/
 //	github.webURL               KALYPSO_GITHUB_WEB_URL                 https://github.com
 //	github.graphqlURL           KALYPSO_GITHUB_GRAPHQL_URL             derived from github.v3APIURL
@@ -45,6 +46,7 @@
 //	sources.manifestHosts       KALYPSO_SOURCES_MANIFEST_HOSTS         the host of github.webURL
 //	resync.interval             KALYPSO_RESYNC_INTERVAL                10m (0 disables)
 //	promotion.pollInterval      KALYPSO_PROMOTION_POLL_INTERVAL        15s
+//	promotion.maxClusters       KALYPSO_PROMOTION_MAX_CLUSTERS         10000
 //	preview.enabled             KALYPSO_PREVIEW_ENABLED                true
 //	preview.comment             KALYPSO_PREVIEW_COMMENT                true
 //	render.maxAssignmentBytes   KALYPSO_RENDER_MAX_ASSIGNMENT_BYTES    4194304
@@ -57,6 +59,7 @@
 //	fleet.clientSecret          KALYPSO_FLEET_CLIENT_SECRET            "" (required when enabled)
 //	fleet.sessionKey            KALYPSO_FLEET_SESSION_KEY              "" (32 bytes or more when enabled)
 //	fleet.sessionTTL            KALYPSO_FLEET_SESSION_TTL              8h
+//	fleet.sessionRefresh        KALYPSO_FLEET_SESSION_REFRESH          5m
 //	fleet.refreshInterval       KALYPSO_FLEET_REFRESH_INTERVAL         15s (0: read on every request)
 //	fleet.badges                KALYPSO_FLEET_BADGES                   false
 //	workers                     KALYPSO_WORKERS                        4

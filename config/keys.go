@@ -35,10 +35,11 @@ func Keys() []Key {
 			dur(func(c *Config) *Duration { return &c.Server.WriteTimeout })),
 		key("server.idleTimeout", "1m", "Time a keep-alive connection may wait for its next request.",
 			dur(func(c *Config) *Duration { return &c.Server.IdleTimeout })),
-		key("server.maxHeaderBytes", "65536", "Largest request header block, in bytes.",
+		key("server.maxHeaderBytes", "16384", "Largest request header block, in bytes; a connection holds at most this plus 4 KiB of headers it has not finished.",
 			integer(func(c *Config) *int { return &c.Server.MaxHeaderBytes })),
 		key("server.maxConcurrentBodies", "8", "Webhook bodies read at the same time (each up to 25 MB); when all are taken, deliveries are answered 503 unread.",
 			integer(func(c *Config) *int { return &c.Server.MaxConcurrentBodies })),
+	}, listenerKeys(), []Key{
 		keyEnv("github.v3APIURL", EnvPrefix+"GITHUB_V3_API_URL", DefaultV3APIURL, "GitHub REST API base URL; for GitHub Enterprise Server https://HOST/api/v3/.",
 			str(func(c *Config) *string { return &c.GitHub.V3APIURL })),
 		key("github.webURL", DefaultWebURL, "GitHub web URL; for GitHub Enterprise Server https://HOST.",
@@ -71,6 +72,7 @@ func Keys() []Key {
 			dur(func(c *Config) *Duration { return &c.Resync.Interval })),
 		key("promotion.pollInterval", "15s", "How often cluster commit statuses are polled while a promotion waits for compliance.",
 			dur(func(c *Config) *Duration { return &c.Promotion.PollInterval })),
+	}, statusKeys(), []Key{
 		key("preview.enabled", "true", "Preview open pull requests into control planes and registered workload branches: one check run per affected environment on the head commit.",
 			boolean(func(c *Config) *bool { return &c.Preview.Enabled })),
 		key("preview.comment", "true", "Keep one comment on each previewed pull request summing up every environment, edited in place.",

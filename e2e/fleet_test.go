@@ -19,18 +19,25 @@ import (
 
 const fleetRepo = sample.Owner + "/" + sample.ControlPlane
 
-// fleetWorld starts the app with the fleet view, the badges and a fast compliance poll.
-func fleetWorld(t *testing.T) *world {
+// fleetWorld starts the app with the fleet view, the badges, a fast compliance poll and the
+// extra settings.
+func fleetWorld(t *testing.T, extra ...string) *world {
 	w := newWorld(t)
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms",
+	w.start(append(w.fleetEnv(), extra...)...)
+	return w
+}
+
+// fleetEnv is the settings of an app with the fleet view and the badges; every replica
+// shares them.
+func (w *world) fleetEnv() []string {
+	return []string{"KALYPSO_PROMOTION_POLL_INTERVAL=100ms",
 		"KALYPSO_FLEET_ENABLED=true",
-		"KALYPSO_FLEET_PUBLIC_URL=http://"+w.addr,
-		"KALYPSO_FLEET_CLIENT_ID="+w.sim.ClientID(),
-		"KALYPSO_FLEET_CLIENT_SECRET="+w.sim.ClientSecret(),
+		"KALYPSO_FLEET_PUBLIC_URL=http://" + w.addr,
+		"KALYPSO_FLEET_CLIENT_ID=" + w.sim.ClientID(),
+		"KALYPSO_FLEET_CLIENT_SECRET=" + w.sim.ClientSecret(),
 		"KALYPSO_FLEET_SESSION_KEY=e2e-session-key-0123456789abcdef0123",
 		"KALYPSO_FLEET_REFRESH_INTERVAL=0",
-		"KALYPSO_FLEET_BADGES=true")
-	return w
+		"KALYPSO_FLEET_BADGES=true"}
 }
 
 // signIn signs login in to the simulator, then to the app through the OAuth web flow, and
@@ -293,4 +300,49 @@ func TestE2EFleetShowsErrorsAtTheirLineEscaped(t *testing.T) {
 	require.Contains(t, page, "workloads/observability.yaml:")
 	require.Contains(t, page, "&lt;script&gt;", "the error quotes the value")
 	require.NotContains(t, page, "<script>alert(1)</script>", "values from a workload repository are escaped")
+}
+
+// A push of a misspelt ClusterType to dev: the fleet view's card, JSON and badge say so, with
+// the environment branch's commit, and the assignment whose last good output the clusters
+// still run is listed as held back, not dropped.
+func TestE2EFleetShowsABrokenEnvironment(t *testing.T) {
+	w := fleetWorld(t)
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "alice", "read"))
+	alice := w.signIn("alice")
+	first := w.declareChain(devOneCluster, stageManual)
+	w.deployToDev(first)
+	good := w.waitFleet(alice, "dev", "deployed", func(e fleetview.Environment) bool {
+		return e.Render.State == fleetview.RenderOK && len(e.Assignments) == 1 && e.Promotion.State == fleetview.StateDeployed
+	})
+	require.Equal(t, fleetview.AssignmentRendered, good.Assignments[0].State)
+	require.Contains(t, w.tree("dev"), "large/observability-prometheus/reconciler.yaml", "the clusters run it")
+	w.badge("dev", "deployed to 1 cluster "+first[:7])
+
+	misspelt := strings.Replace(clusterType("large", "large"), "reconciler:", "reconciller:", 1)
+	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{largeClusterType: &misspelt})
+	dev := w.waitFleet(alice, "dev", "the broken render", func(e fleetview.Environment) bool {
+		return e.Render.State == fleetview.RenderError && e.Render.Commit != nil && e.Render.Commit.SHA == sha
+	})
+	require.Equal(t, "2 errors, changes held back", dev.Render.Summary)
+	require.Equal(t, 2, dev.Render.Errors)
+	require.Len(t, dev.Errors, 2)
+	require.Equal(t, 1, dev.Render.Held)
+	require.Len(t, dev.Assignments, 1, "held, not dropped")
+	held := dev.Assignments[0]
+	require.Equal(t, "large/observability-prometheus", held.ClusterType+"/"+held.Target)
+	require.Equal(t, fleetview.AssignmentHeld, held.State)
+	require.Equal(t, fleetview.StateDeployed, dev.Promotion.State, "the last promotion is shown apart")
+
+	page := w.page(alice)
+	require.Contains(t, page, `data-state="error" data-promotion="deployed"`)
+	require.Contains(t, page, "2 errors, changes held back")
+	require.Contains(t, page, `<code class="render-commit">`+sha[:7]+`</code>`)
+	require.Contains(t, page, "held back: last good output kept")
+	w.badge("dev", "2 errors, changes held back "+sha[:7])
+
+	fixed := clusterType("large", "large")
+	w.commit(sample.ControlPlane, "dev", map[string]*string{largeClusterType: &fixed})
+	w.waitFleet(alice, "dev", "rendered again", func(e fleetview.Environment) bool {
+		return e.Render.State == fleetview.RenderOK && len(e.Assignments) == 1 && e.Assignments[0].State == fleetview.AssignmentRendered
+	})
 }

@@ -148,13 +148,19 @@ func (w *world) pid() int {
 }
 
 // processRSS returns the resident memory of a process (VmRSS of /proc/<pid>/status), in bytes.
-func processRSS(pid int) (int64, error) {
+func processRSS(pid int) (int64, error) { return procStatusBytes(pid, "VmRSS") }
+
+// peakRSS returns the peak resident memory of a process (VmHWM of /proc/<pid>/status), in bytes.
+func peakRSS(pid int) (int64, error) { return procStatusBytes(pid, "VmHWM") }
+
+// procStatusBytes reads a size in kB of /proc/<pid>/status, such as VmRSS, in bytes.
+func procStatusBytes(pid int, field string) (int64, error) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if kb, ok := strings.CutPrefix(line, field+":"); ok {
 			var n int64
 			if _, err := fmt.Sscanf(strings.TrimSpace(kb), "%d kB", &n); err != nil {
 				return 0, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
@@ -162,7 +168,7 @@ func processRSS(pid int) (int64, error) {
 			return n << 10, nil
 		}
 	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+	return 0, fmt.Errorf("/proc/%d/status has no %s", pid, field)
 }
 
 // kill ends the app abruptly (SIGKILL), whatever it is doing.

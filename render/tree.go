@@ -172,10 +172,8 @@ func (r *Result) managedFolders(prev Tree, prefix string) map[string]bool {
 	for _, ct := range r.Snapshot.ClusterTypes {
 		managed[ct.Name] = true
 	}
-	for _, b := range r.Snapshot.Broken {
-		if b.Kind == scheduling.KindClusterType {
-			managed[b.Name] = true
-		}
+	for name := range r.brokenClusterTypes() {
+		managed[name] = true
 	}
 	for p, c := range prev {
 		rel, inside := strings.CutPrefix(p, prefix)
@@ -189,27 +187,47 @@ func (r *Result) managedFolders(prev Tree, prefix string) map[string]bool {
 
 // keeper decides, for a path relative to the GitOps path, whether its previous content stays.
 func (r *Result) keeper(managed map[string]bool) func(rel string) bool {
-	brokenCT := map[string]bool{}
-	for _, b := range r.Snapshot.Broken {
-		if b.Kind == scheduling.KindClusterType {
-			brokenCT[b.Name] = true
-		}
-	}
+	brokenCT := r.brokenClusterTypes()
 	return func(rel string) bool {
 		segs := strings.SplitN(rel, "/", 3)
 		switch {
 		case len(segs) == 1 || strings.HasPrefix(segs[0], ".") || !managed[segs[0]]:
 			return true // the GitOps repo's own files
-		case len(segs) == 3 && r.Outputs[segs[0]+"/"+segs[1]].data != nil:
-			return false // rewritten exactly
-		case len(segs) == 3 && r.Failed[segs[0]+"/"+segs[1]] != nil:
-			return true // last good output of a failing assignment
+		case len(segs) == 3:
+			return r.keepsFolder(segs[0], segs[1], brokenCT)
 		case brokenCT[segs[0]]:
 			return true
 		default:
 			return r.Snapshot.Incomplete
 		}
 	}
+}
+
+// keepsFolder decides whether the previous content of an assignment folder of a managed
+// cluster type stays.
+func (r *Result) keepsFolder(clusterType, target string, brokenCT map[string]bool) bool {
+	key := clusterType + "/" + target
+	switch {
+	case r.Outputs[key].data != nil:
+		return false // rewritten exactly
+	case r.Failed[key] != nil:
+		return true // last good output of a failing assignment
+	case brokenCT[clusterType]:
+		return true
+	default:
+		return r.Snapshot.Incomplete
+	}
+}
+
+// brokenClusterTypes names the cluster types whose definitions are broken.
+func (r *Result) brokenClusterTypes() map[string]bool {
+	broken := map[string]bool{}
+	for _, b := range r.Snapshot.Broken {
+		if b.Kind == scheduling.KindClusterType {
+			broken[b.Name] = true
+		}
+	}
+	return broken
 }
 
 // SortedPaths returns the paths of a tree in order.

@@ -22,7 +22,7 @@ func fleetService(cfg *config.Config, logger zerolog.Logger, src fleetview.Sourc
 		return nil, nil
 	}
 	opts := fleetview.Options{Sources: src, Refresh: f.RefreshInterval.Std(), Badges: f.Badges, Logger: logger,
-		SessionKey: f.SessionKey.Value(), SessionTTL: f.SessionTTL.Std()}
+		SessionKey: f.SessionKey.Value(), SessionTTL: f.SessionTTL.Std(), SessionRefresh: f.SessionRefresh.Std()}
 	if f.Enabled {
 		opts.OAuth = &fleetview.OAuth{ClientID: f.ClientID, ClientSecret: f.ClientSecret.Value(), WebURL: cfg.GitHub.WebURL,
 			APIURL: cfg.GitHub.V3APIURL, PublicURL: f.PublicURL, HTTP: &http.Client{Timeout: cfg.GitHub.Timeout.Std()}}

@@ -55,7 +55,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if err != nil {
 		return nil, err
 	}
-	clients := &serverClients{}
+	clients := &serverClients{maxStatuses: cfg.Promotion.MaxClusters}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}), reconcile.WithBotLogin(clients.BotLogin))
@@ -92,7 +92,10 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 }
 
 // serverClients gives orchestration the server's installation clients and tokens.
-type serverClients struct{ srv *app.Server }
+type serverClients struct {
+	srv         *app.Server
+	maxStatuses int // promotion.maxClusters
+}
 
 var _ ghport.Installations = (*serverClients)(nil)
 
@@ -102,7 +105,7 @@ func (c *serverClients) Client(_ context.Context, installation int64) (ghport.Gi
 	if err != nil {
 		return nil, err
 	}
-	return ghport.NewREST(gh), nil
+	return ghport.NewREST(gh, ghport.WithMaxStatuses(c.maxStatuses)), nil
 }
 
 // BotLogin returns the login of the App's bot user, "<slug>[bot]", from GET /app (signed with

@@ -51,15 +51,25 @@ func BadgeFor(f *Fleet, repo, env string) Badge {
 			if e.Name != env {
 				continue
 			}
-			b.Message = stateText(e.Promotion)
-			if e.Promotion.State == StateFailed {
-				b.Message = "failed"
-			}
-			if d := e.Promotion.Deployed; d != nil {
-				b.Message += " " + d.Short
-			}
-			b.Color = stateColor(e.Promotion.State)
+			b = badgeOf(e)
 		}
+	}
+	return b
+}
+
+// badgeOf is the badge of an environment: a render with errors, with the environment
+// branch's commit it read; else the promotion's state with the deployed commit.
+func badgeOf(e Environment) Badge {
+	if e.Render.State == RenderError {
+		b := Badge{Label: e.Name, Message: e.Render.Summary, Color: stateColor(StateFailed)}
+		if c := e.Render.Commit; c != nil {
+			b.Message += " " + c.Short
+		}
+		return b
+	}
+	b := Badge{Label: e.Name, Message: stateText(e.Promotion), Color: stateColor(e.Promotion.State)}
+	if d := e.Promotion.Deployed; d != nil {
+		b.Message += " " + d.Short
 	}
 	return b
 }

@@ -122,7 +122,7 @@ func (s Sources) plane(ctx context.Context, gh *github.Client, cp envref.Repo, i
 // from GitHub (four calls and one per promotion shown, all conditional).
 func (s Sources) environment(ctx context.Context, gh *github.Client, facts planeFacts, info envref.EnvInfo) (Environment, error) {
 	cp := info.Env.ControlPlane
-	env := Environment{Name: info.Env.Name, Sources: []Source{}, Assignments: []Assignment{}, Errors: []Problem{}, History: []Deployment{},
+	env := Environment{Name: info.Env.Name, Render: Render{State: RenderUnknown}, Sources: []Source{}, Assignments: []Assignment{}, Errors: []Problem{}, History: []Deployment{},
 		GitOps: GitOps{Repo: info.GitOps.String(), Branch: info.GitOpsBranch, Path: info.GitOpsPath}}
 	if st := facts.chain.Stages[env.Name]; st != nil {
 		env.After, env.Approval = st.After, "automatic"
@@ -155,16 +155,22 @@ func (s Sources) fillRender(env *Environment, info envref.EnvInfo, res *render.R
 		folder := path.Join(res.Root, a.Key())
 		cell := Assignment{ClusterType: a.ClusterType.Name, Target: a.Target.Name, Workload: a.Target.Workload, Folder: folder,
 			URL:        s.repoURL(info.GitOps.String()) + "/tree/" + url.PathEscape(info.GitOpsBranch) + "/" + escapePath(folder),
+			State:      AssignmentRendered,
 			MainCommit: commits["main"], EnvironmentCommit: commits[info.Env.Name], WorkloadCommit: commits["workload:"+a.Target.Workload]}
 		if e := res.Failed[a.Key()]; e != nil {
 			p := problemOf(e)
-			cell.Error = &p
+			cell.Error, cell.State = &p, AssignmentFailed
 		}
 		env.Assignments = append(env.Assignments, cell)
 	}
 	for _, e := range res.Errors {
 		env.Errors = append(env.Errors, problemOf(e))
 	}
+	var branch *Commit
+	if sha := commits[info.Env.Name]; sha != "" {
+		branch = s.commit(info.Env.ControlPlane.String(), sha, facts)
+	}
+	env.Render = renderOf(res, s.markHeld(env, info, res), branch)
 }
 
 // sourceCommits maps "main", the environment's name and "workload:<workload>" to the commit

@@ -41,8 +41,9 @@ type Environment struct {
 	Main        *Commit      `json:"main,omitempty"`  // the main commit its base-repo.yaml pins
 	GitOps      GitOps       `json:"gitops"`
 	Promotion   Promotion    `json:"promotion"`
+	Render      Render       `json:"render"`              // how the last render went
 	Sources     []Source     `json:"sources"`             // the commits the last render came from
-	Assignments []Assignment `json:"assignments"`         // cluster types × deployment targets
+	Assignments []Assignment `json:"assignments"`         // cluster types × deployment targets, held ones included
 	Errors      []Problem    `json:"errors"`              // every problem of the last render
 	History     []Deployment `json:"history"`             // the last promotions, newest first
 	ReadError   string       `json:"readError,omitempty"` // why part of it could not be read from GitHub
@@ -113,13 +114,23 @@ type Source struct {
 	Commit string `json:"commit"`
 }
 
+// Render is how an environment's last render went.
+type Render struct {
+	State   string  `json:"state"`             // RenderOK, RenderError or RenderUnknown
+	Errors  int     `json:"errors"`            // problems of the render, at file and line (Environment.Errors)
+	Held    int     `json:"held"`              // assignments whose last good output stays in GitOps
+	Summary string  `json:"summary,omitempty"` // for an error: "2 errors, changes held back"
+	Commit  *Commit `json:"commit,omitempty"`  // the environment branch's commit the render read
+}
+
 // Assignment is one deployment target on one cluster type.
 type Assignment struct {
 	ClusterType string   `json:"clusterType"`
 	Target      string   `json:"target"`
-	Workload    string   `json:"workload"`
+	Workload    string   `json:"workload,omitempty"` // unknown for an assignment held by a broken cluster type
 	Folder      string   `json:"folder"`
 	URL         string   `json:"url"`
+	State       string   `json:"state"`           // AssignmentRendered, AssignmentFailed or AssignmentHeld
 	Error       *Problem `json:"error,omitempty"` // why it did not render (its last good output stays)
 	// The commits it was rendered from: main (templates), the environment branch (cluster
 	// type, configs) and the workload's registered branch.

@@ -80,13 +80,17 @@ func (o *OAuth) userClient(token string) (*github.Client, error) {
 
 var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 
-// login reads the user's login.
+// login reads the user's login; a token GitHub refuses (401: expired or revoked) is
+// ErrNoSession.
 func (o *OAuth) login(ctx context.Context, token string) (string, error) {
 	gh, err := o.userClient(token)
 	if err != nil {
 		return "", err
 	}
-	u, _, err := gh.Users.Get(ctx, "")
+	u, resp, err := gh.Users.Get(ctx, "")
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		return "", ErrNoSession
+	}
 	if err != nil {
 		return "", fmt.Errorf("fleet: read the signed-in user: %w", err)
 	}

@@ -18,6 +18,7 @@ var templateFS embed.FS
 // page is the /fleet template; html/template escapes every value.
 var page = template.Must(template.New("fleet.html").Funcs(template.FuncMap{
 	"stateText": stateText,
+	"cardState": cardState,
 	"duration":  durationText,
 	"short":     short,
 	"count":     plural.Count,
@@ -37,9 +38,12 @@ func RenderPage(w io.Writer, login string, f *Fleet) error {
 	return nil
 }
 
+// pageCSP is the Content-Security-Policy of the HTML pages: no script, inline styles only.
+const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
+
 // servePage answers /fleet: a redirect to sign-in without a session.
 func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
-	f, sess, err := s.visible(r)
+	f, sess, err := s.visible(w, r)
 	if err != nil {
 		s.fail(w, err, false)
 		return
@@ -51,7 +55,7 @@ func (s *Service) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	noStore(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", pageCSP)
 	_, _ = buf.WriteTo(w)
 }
 
@@ -72,6 +76,15 @@ func stateText(p Promotion) string {
 		return "superseded"
 	}
 	return "unknown"
+}
+
+// cardState is the state an environment's card shows: a render with errors first, then the
+// promotion's.
+func cardState(e Environment) string {
+	if e.Render.State == RenderError {
+		return RenderError
+	}
+	return e.Promotion.State
 }
 
 // durationText formats seconds, or a dash.

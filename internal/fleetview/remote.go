@@ -12,6 +12,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 )
 
@@ -56,17 +57,18 @@ func appPullRequest(ctx context.Context, gh *github.Client, repo envref.Repo, en
 	return nil, nil
 }
 
-// envStatus reads the latest kalypso/<env> status of a main commit: one call.
+// envStatus reads the latest kalypso/<env> status of a main commit from its combined status:
+// one call a page of 100 contexts, however many statuses other tools posted after it.
 func envStatus(ctx context.Context, gh *github.Client, cp envref.Repo, sha, env string) (*github.RepoStatus, error) {
-	list, _, err := gh.Repositories.ListStatuses(ctx, cp.Owner, cp.Name, sha, &github.ListOptions{PerPage: 100})
-	if notFound(err) {
+	list, err := ghport.NewREST(gh).Statuses(ctx, cp, sha)
+	if errors.Is(err, ghport.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("statuses of %s: %w", short(sha), err)
 	}
-	for _, st := range list { // newest first
-		if st.GetContext() == "kalypso/"+env {
+	for _, st := range list {
+		if st.GetContext() == promote.StatusContext(env) {
 			return st, nil
 		}
 	}

@@ -20,6 +20,9 @@ type Options struct {
 	OAuth      *OAuth
 	SessionKey string
 	SessionTTL time.Duration
+	// SessionRefresh is how long a session is trusted before its token is checked with
+	// GitHub again (DefaultSessionRefresh when 0).
+	SessionRefresh time.Duration
 	// Badges serves /badges/OWNER/REPO/ENV.svg without sign-in.
 	Badges  bool
 	Metrics *Metrics // nil: no metrics
@@ -28,9 +31,10 @@ type Options struct {
 
 // Service serves the fleet view, its JSON, the badges and keeps the metrics up to date.
 type Service struct {
-	opts   Options
-	seal   *sealer
-	access *accessCache
+	opts    Options
+	seal    *sealer
+	access  *accessCache
+	revoked *revocations
 
 	mu    sync.Mutex // one build at a time; later callers take its result
 	last  *Fleet
@@ -39,7 +43,10 @@ type Service struct {
 
 // New returns the fleet view service.
 func New(opts Options) (*Service, error) {
-	s := &Service{opts: opts, access: newAccessCache(time.Minute, opts.Sources.now)}
+	if opts.SessionRefresh <= 0 {
+		opts.SessionRefresh = DefaultSessionRefresh
+	}
+	s := &Service{opts: opts, access: newAccessCache(time.Minute, opts.Sources.now), revoked: newRevocations(opts.Sources.now)}
 	if opts.OAuth != nil {
 		seal, err := newSealer(opts.SessionKey, opts.SessionTTL, opts.Sources.now)
 		if err != nil {
@@ -99,6 +106,7 @@ func (s *Service) Register(mux *http.ServeMux) {
 		mux.HandleFunc("GET /fleet/login", s.serveLogin)
 		mux.HandleFunc("GET /fleet/callback", s.serveCallback)
 		mux.HandleFunc("POST /fleet/logout", s.serveLogout)
+		mux.HandleFunc("GET /fleet/signed-out", s.serveSignedOut)
 		mux.HandleFunc("GET /api/v1/fleet", s.serveJSON)
 	}
 	if s.opts.Badges {
@@ -107,8 +115,8 @@ func (s *Service) Register(mux *http.ServeMux) {
 }
 
 // visible returns the part of the fleet the request's user may see, or ErrNoSession.
-func (s *Service) visible(r *http.Request) (*Fleet, Session, error) {
-	sess, err := s.seal.fromRequest(r)
+func (s *Service) visible(w http.ResponseWriter, r *http.Request) (*Fleet, Session, error) {
+	sess, err := s.session(w, r)
 	if err != nil {
 		return nil, sess, err
 	}
@@ -131,7 +139,7 @@ func (s *Service) visible(r *http.Request) (*Fleet, Session, error) {
 
 // serveJSON answers /api/v1/fleet: 401 without a session.
 func (s *Service) serveJSON(w http.ResponseWriter, r *http.Request) {
-	f, _, err := s.visible(r)
+	f, _, err := s.visible(w, r)
 	if err != nil {
 		s.fail(w, err, true)
 		return
@@ -143,10 +151,12 @@ func (s *Service) serveJSON(w http.ResponseWriter, r *http.Request) {
 	_ = enc.Encode(f)
 }
 
-// fail answers an error: 401 (JSON) or a redirect to sign-in without a session, else 502.
+// fail answers an error: 401 (JSON) or a redirect to sign-in without a session (whose cookie
+// is cleared), else 502.
 func (s *Service) fail(w http.ResponseWriter, err error, api bool) {
 	noStore(w)
 	if errors.Is(err, ErrNoSession) {
+		http.SetCookie(w, s.clearedSession())
 		if api {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			w.WriteHeader(http.StatusUnauthorized)
@@ -197,21 +207,13 @@ func (s *Service) serveCallback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sign-in failed", http.StatusBadGateway)
 		return
 	}
-	exp := s.opts.Sources.now().Add(s.seal.ttl)
-	value, err := s.seal.seal(Session{Login: login, Token: token, Expires: exp})
+	now := s.opts.Sources.now()
+	exp := now.Add(s.seal.ttl)
+	value, err := s.seal.seal(Session{Login: login, Token: token, Expires: exp, Checked: now})
 	if err != nil {
 		http.Error(w, "sign-in failed", http.StatusInternalServerError)
 		return
 	}
 	http.SetCookie(w, s.seal.cookie(value, exp, s.opts.OAuth.secure()))
 	http.Redirect(w, r, "/fleet", http.StatusSeeOther)
-}
-
-// serveLogout clears the session cookie.
-func (s *Service) serveLogout(w http.ResponseWriter, r *http.Request) {
-	c := s.seal.cookie("", time.Unix(0, 0), s.opts.OAuth.secure())
-	c.MaxAge = -1
-	http.SetCookie(w, c)
-	noStore(w)
-	http.Redirect(w, r, "/fleet/login", http.StatusSeeOther)
 }

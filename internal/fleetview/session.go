@@ -26,6 +26,7 @@ type Session struct {
 	Login   string    `json:"l"`
 	Token   string    `json:"t"`
 	Expires time.Time `json:"e"`
+	Checked time.Time `json:"c"` // when GitHub last accepted the token
 }
 
 // sealer seals and opens session cookies.

@@ -40,6 +40,7 @@ type GitHub struct {
 	DeploymentList    map[envref.Repo][]*github.Deployment // newest last
 	DeploymentHistory map[int64][]*github.DeploymentStatus // deployment → statuses, newest last
 	Permissions       map[string]string                    // user → permission on every repository
+	MaxStatuses       int                                  // when set, Statuses fails with a LimitError past it
 	comments          map[commentKey][]*github.IssueComment
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
 // CreateStatus implements ghport.GitHub.
@@ -36,13 +37,18 @@ func (g *GitHub) addStatus(repo envref.Repo, sha string, st *github.RepoStatus) 
 	g.CommitStatuses[repo][sha] = append(g.CommitStatuses[repo][sha], &c)
 }
 
-// Statuses implements ghport.GitHub: the newest status of each context.
+// Statuses implements ghport.GitHub: the newest status of each context, up to MaxStatuses
+// contexts when it is set.
 func (g *GitHub) Statuses(_ context.Context, repo envref.Repo, sha string) ([]*github.RepoStatus, error) {
 	defer g.mu.Unlock()
 	if err := g.enter("Statuses", repo, sha); err != nil {
 		return nil, err
 	}
-	return g.latest(repo, sha), nil
+	out := g.latest(repo, sha)
+	if g.MaxStatuses > 0 && len(out) > g.MaxStatuses {
+		return nil, ghport.StatusLimitError(repo, sha, g.MaxStatuses)
+	}
+	return out, nil
 }
 
 // Latest returns the newest status of each context on a commit, in the order of the contexts'

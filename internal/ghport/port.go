@@ -22,7 +22,8 @@ var (
 )
 
 // GitHub is what orchestration asks of GitHub, for one installation. Lists return the first
-// page only, of the size each method documents: the app keeps what it reads bounded.
+// page only, of the size each method documents, except Repositories and Statuses, which read
+// every page (Statuses up to a bound): the app keeps what it reads bounded.
 type GitHub interface {
 	// Repositories lists every repository the installation can see.
 	Repositories(ctx context.Context) ([]envref.Repo, error)
@@ -58,7 +59,8 @@ type GitHub interface {
 
 	// CreateStatus posts a commit status.
 	CreateStatus(ctx context.Context, repo envref.Repo, sha string, st *github.RepoStatus) error
-	// Statuses returns the latest status of each context on a commit (up to 100 contexts).
+	// Statuses returns the latest status of each context on a commit, every page of them; a
+	// commit with more contexts than the implementation's bound is a *LimitError.
 	Statuses(ctx context.Context, repo envref.Repo, sha string) ([]*github.RepoStatus, error)
 
 	// Deployments lists the deployments opts selects, newest first.

@@ -13,13 +13,29 @@ import (
 )
 
 // REST implements GitHub with a go-github client of one installation: one REST call per
-// method (two or more only for Repositories, which pages).
-type REST struct{ gh *github.Client }
+// method, except Repositories and Statuses, which read every page.
+type REST struct {
+	gh          *github.Client
+	maxStatuses int
+}
 
 var _ GitHub = REST{}
 
+// RESTOption configures a REST adapter.
+type RESTOption func(*REST)
+
+// WithMaxStatuses bounds the commit statuses (contexts) Statuses reads on one commit; past it,
+// Statuses fails with a LimitError. Default DefaultMaxStatuses.
+func WithMaxStatuses(n int) RESTOption { return func(r *REST) { r.maxStatuses = n } }
+
 // NewREST adapts a go-github client.
-func NewREST(gh *github.Client) REST { return REST{gh: gh} }
+func NewREST(gh *github.Client, opts ...RESTOption) REST {
+	r := REST{gh: gh, maxStatuses: DefaultMaxStatuses}
+	for _, opt := range opts {
+		opt(&r)
+	}
+	return r
+}
 
 // kindError keeps an error's text and makes it also match a sentinel of this package.
 type kindError struct{ kind, err error }
@@ -154,15 +170,6 @@ func (c REST) CompleteCheckRun(ctx context.Context, repo envref.Repo, id int64, 
 func (c REST) CreateStatus(ctx context.Context, repo envref.Repo, sha string, st *github.RepoStatus) error {
 	_, _, err := c.gh.Repositories.CreateStatus(ctx, repo.Owner, repo.Name, sha, st)
 	return classify(err)
-}
-
-// Statuses implements GitHub.
-func (c REST) Statuses(ctx context.Context, repo envref.Repo, sha string) ([]*github.RepoStatus, error) {
-	combined, _, err := c.gh.Repositories.GetCombinedStatus(ctx, repo.Owner, repo.Name, sha, &github.ListOptions{PerPage: 100})
-	if err != nil {
-		return nil, classify(err)
-	}
-	return combined.Statuses, nil
 }
 
 // Deployments implements GitHub.

@@ -85,6 +85,9 @@ func (s *Server) issueTokenLocked(inst int64) *accessToken {
 func (s *Server) authenticate(c *call) (string, error) {
 	scheme, cred, _ := strings.Cut(c.r.Header.Get("Authorization"), " ")
 	scheme = strings.ToLower(scheme)
+	if c.route.auth == authBasic {
+		return s.authenticateClient(c)
+	}
 	if c.route.auth == authJWT {
 		if scheme != "bearer" {
 			return "", newError(http.StatusUnauthorized, "A JSON web token could not be decoded")

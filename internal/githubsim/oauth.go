@@ -20,9 +20,10 @@ const WebUserCookie = "githubsim_user"
 
 // oauthState holds the OAuth web flow's codes and the user tokens they were traded for.
 type oauthState struct {
-	mu     sync.Mutex
-	codes  map[string]oauthCode
-	tokens map[string]string // user access token → login
+	mu        sync.Mutex
+	codes     map[string]oauthCode
+	tokens    map[string]string // user access token → login
+	exchanges int               // POST /login/oauth/access_token requests
 }
 
 // oauthCode is an authorization code waiting to be exchanged.
@@ -103,8 +104,19 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, redirect.String(), http.StatusFound)
 }
 
+// TokenExchanges returns how many times POST /login/oauth/access_token was called: the App
+// sending its client secret to trade a code for a user token.
+func (s *Server) TokenExchanges() int {
+	s.oauth.mu.Lock()
+	defer s.oauth.mu.Unlock()
+	return s.oauth.exchanges
+}
+
 // serveAccessToken is POST /login/oauth/access_token: a code, once, for a user token.
 func (s *Server) serveAccessToken(w http.ResponseWriter, r *http.Request) {
+	s.oauth.mu.Lock()
+	s.oauth.exchanges++
+	s.oauth.mu.Unlock()
 	if r.Method != http.MethodPost {
 		writeJSON(w, http.StatusNotFound, errorBody("Not Found"))
 		return
@@ -127,6 +139,43 @@ func (s *Server) serveAccessToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": s.UserToken(code.login), "token_type": "bearer", "scope": ""})
+}
+
+// authenticateClient checks the App's OAuth client credentials (basic authentication) for
+// a route under /applications/{client_id}.
+func (s *Server) authenticateClient(c *call) (string, error) {
+	id, secret, ok := c.r.BasicAuth()
+	if !ok || id != s.opts.ClientID || secret != s.opts.ClientSecret || c.params["client_id"] != id {
+		return "", newError(http.StatusNotFound, "Not Found")
+	}
+	return "oauth:" + id, nil
+}
+
+// revokeUserToken is DELETE /applications/{client_id}/token: the App revokes one user
+// token; from then on the token is refused (401) everywhere.
+func (s *Server) revokeUserToken(c *call) (int, any, error) {
+	var in struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := c.decode(&in); err != nil {
+		return 0, nil, err
+	}
+	if in.AccessToken == "" {
+		return 0, nil, validation("Authorization", "access_token", "access_token is missing")
+	}
+	s.oauth.mu.Lock()
+	defer s.oauth.mu.Unlock()
+	if _, ok := s.oauth.tokens[in.AccessToken]; !ok {
+		return 0, nil, notFound()
+	}
+	delete(s.oauth.tokens, in.AccessToken)
+	return http.StatusNoContent, nil, nil
+}
+
+// UserTokenValid reports whether a user access token is still accepted.
+func (s *Server) UserTokenValid(token string) bool {
+	_, ok := s.userOfToken(token)
+	return ok
 }
 
 // getAuthenticatedUser is GET /user for a user token.

@@ -86,3 +86,52 @@ func decodeJSON(resp *http.Response, v any) error {
 	defer resp.Body.Close()
 	return json.NewDecoder(resp.Body).Decode(v)
 }
+
+func TestRevokeUserToken(t *testing.T) {
+	sim, err := New(Options{Dir: filepath.Join(t.TempDir(), "gh")})
+	require.NoError(t, err)
+	require.NoError(t, sim.Start())
+	t.Cleanup(func() { sim.Close() })
+	ctx := context.Background()
+	token := sim.UserToken("alice")
+	revoker := func(id, secret string) *github.Client {
+		c, err := github.NewClient(&http.Client{Transport: &github.BasicAuthTransport{Username: id, Password: secret}}).
+			WithEnterpriseURLs(sim.APIURL(), sim.APIURL())
+		require.NoError(t, err)
+		return c
+	}
+	resp, err := revoker(sim.ClientID(), "wrong").Authorizations.Revoke(ctx, sim.ClientID(), token)
+	require.Error(t, err)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "only with the App's client credentials")
+	require.True(t, sim.UserTokenValid(token))
+
+	resp, err = revoker(sim.ClientID(), sim.ClientSecret()).Authorizations.Revoke(ctx, sim.ClientID(), token)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	require.False(t, sim.UserTokenValid(token))
+	user, err := github.NewClient(nil).WithAuthToken(token).WithEnterpriseURLs(sim.APIURL(), sim.APIURL())
+	require.NoError(t, err)
+	_, resp, err = user.Users.Get(ctx, "")
+	require.Error(t, err)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a revoked token is refused")
+
+	resp, err = revoker(sim.ClientID(), sim.ClientSecret()).Authorizations.Revoke(ctx, sim.ClientID(), token)
+	require.Error(t, err)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "an unknown token")
+	require.Equal(t, 3, sim.CallCount("DELETE /applications/{client_id}/token"))
+}
+
+func TestTokenExchangesAreCounted(t *testing.T) {
+	sim, err := New(Options{Dir: filepath.Join(t.TempDir(), "gh")})
+	require.NoError(t, err)
+	require.NoError(t, sim.Start())
+	t.Cleanup(func() { sim.Close() })
+	require.Zero(t, sim.TokenExchanges())
+	for range 2 {
+		resp, err := http.PostForm(sim.URL()+"/login/oauth/access_token", url.Values{"client_id": {sim.ClientID()},
+			"client_secret": {sim.ClientSecret()}, "code": {"forged"}})
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	require.Equal(t, 2, sim.TokenExchanges())
+}

@@ -41,6 +41,14 @@ func exerciseApp(t *testing.T, f *fixture) {
 	repos, _, err := f.tokenClient(tok.GetToken()).Apps.ListRepos(ctx(), nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, repos.GetTotalCount())
+	user := f.sim.UserToken("alice")
+	oauthApp := &http.Client{Transport: &github.BasicAuthTransport{Username: f.sim.ClientID(), Password: f.sim.ClientSecret()}}
+	c, err := github.NewClient(oauthApp).WithEnterpriseURLs(f.sim.APIURL(), f.sim.UploadURL())
+	require.NoError(t, err)
+	resp, err := c.Authorizations.Revoke(ctx(), f.sim.ClientID(), user)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	require.False(t, f.sim.UserTokenValid(user))
 }
 
 func exerciseRepoReads(t *testing.T, f *fixture) {
@@ -155,6 +163,12 @@ func exerciseChecksAndStatuses(t *testing.T, f *fixture) {
 	require.NoError(t, err)
 	_, _, err = c.Repositories.GetCombinedStatus(ctx(), testOwner, testRepo, sha, nil)
 	require.NoError(t, err)
+	for _, cluster := range []string{"kustomization/a", "kustomization/b"} {
+		require.NoError(t, f.sim.PostStatus(testOwner, testRepo, sha, "success", cluster, "ok"))
+	}
+	_, resp, err := c.Repositories.GetCombinedStatus(ctx(), testOwner, testRepo, sha, &github.ListOptions{PerPage: 2, Page: 2})
+	require.NoError(t, err)
+	require.Equal(t, 1, resp.PrevPage, "a later page of the combined status")
 	_, _, err = c.Repositories.ListStatuses(ctx(), testOwner, testRepo, sha, nil)
 	require.NoError(t, err)
 	id, err := f.sim.PostDeployment(testOwner, testRepo, sha, "dev", "success", "deployed")

@@ -12,6 +12,7 @@ type authKind int
 const (
 	authToken authKind = iota // installation token
 	authJWT                   // App JWT
+	authBasic                 // the App's OAuth client ID and secret (basic authentication)
 )
 
 // route is one REST operation. Its pattern uses {name} for one path segment

@@ -15,6 +15,7 @@ func (s *Server) routes() *router {
 	rt.add("GET", "/users/{username}/installation", authJWT, s.getAccountInstallation)
 	rt.add("GET", "/installation/repositories", authToken, s.listInstallationRepos)
 	rt.add("GET", "/user", authToken, s.getAuthenticatedUser)
+	rt.add("DELETE", "/applications/{client_id}/token", authBasic, s.revokeUserToken)
 	// Repository, branches, contents and commits.
 	rt.add("GET", repo, authToken, s.getRepo)
 	rt.add("GET", repo+"/branches/{branch...}", authToken, s.getBranch)

@@ -1,7 +1,9 @@
 package githubsim
 
 import (
+	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -101,4 +103,44 @@ func TestDeploymentsAndPermissions(t *testing.T) {
 		require.Equal(t, tt.user, p.GetUser().GetLogin())
 	}
 	require.Error(t, f.sim.SetPermission(testOwner, testRepo, "alice", "owner"))
+}
+
+// TestCombinedStatusPages checks the combined status's pages as GitHub serves them: at most
+// 100 contexts a page in context order, Link headers, and total_count and state over all of
+// them on every page.
+func TestCombinedStatusPages(t *testing.T) {
+	f := newFixture(t)
+	for i := range 250 {
+		state := "success"
+		if i == 249 {
+			state = "failure"
+		}
+		require.NoError(t, f.sim.PostStatus(testOwner, testRepo, f.seed, state, fmt.Sprintf("kustomization/c%03d", i), "reported"))
+	}
+	opts := &github.ListOptions{PerPage: 500}
+	var contexts []string
+	for {
+		got, resp, err := f.client.Repositories.GetCombinedStatus(ctx(), testOwner, testRepo, f.seed, opts)
+		require.NoError(t, err)
+		require.Equal(t, 250, got.GetTotalCount(), "total_count counts every page")
+		require.Equal(t, "failure", got.GetState(), "the state of every context, whichever page it is on")
+		require.LessOrEqual(t, len(got.Statuses), 100, "per_page is at most 100")
+		for _, st := range got.Statuses {
+			contexts = append(contexts, st.GetContext())
+		}
+		if resp.NextPage == 0 {
+			require.Equal(t, 3, opts.Page, "three pages")
+			require.Equal(t, 1, resp.FirstPage)
+			require.Equal(t, 2, resp.PrevPage)
+			break
+		}
+		require.Equal(t, 3, resp.LastPage)
+		opts.Page = resp.NextPage
+	}
+	require.Len(t, contexts, 250)
+	require.True(t, sort.StringsAreSorted(contexts), "in one stable order, so that pages do not overlap")
+	require.Equal(t, "kustomization/c249", contexts[249])
+	code, body, _ := f.do(t, "GET", repoPath("/commits/"+f.seed+"/status?per_page=100&page=4"), nil)
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, string(body), `"statuses":[]`, "past the last page: none")
 }

@@ -3,6 +3,7 @@ package promote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -101,6 +103,10 @@ func (p *Promoter) run(ctx context.Context, d *deployment, wake <-chan struct{})
 	last := ""
 	for {
 		ok, failed, err := p.observe(ctx, d)
+		var limit *ghport.LimitError
+		if errors.As(err, &limit) { // more clusters than may be read: it can never be judged
+			return p.finish(ctx, d, false, limit.Error())
+		}
 		if err != nil {
 			logger(p.base).Warn().Err(err).Str("environment", d.Env).Msg("polling cluster statuses")
 		}
