@@ -63,6 +63,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.events = handledEvents(o.handlers)
+	s.registerBuildInfo()
 	s.handler, s.management = s.routes()
 	return s, nil
 }
