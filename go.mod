@@ -26,7 +26,7 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require github.com/moby/patternmatcher v0.6.0 // indirect
+require github.com/moby/patternmatcher v0.6.0
 
 require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect

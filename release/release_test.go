@@ -47,21 +47,25 @@ func command(t *testing.T, name string) string {
 	return p
 }
 
-// run runs a command in dir with a scratch HOME and returns its standard output; the error
-// carries its standard error.
+// run runs a command in dir with extra environment variables and returns its standard output;
+// the error carries its standard error.
 func run(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	home := t.TempDir()
-	cmd.Env = append(append(os.Environ(), "HOME="+home, "HELM_CACHE_HOME="+home+"/cache",
-		"HELM_CONFIG_HOME="+home+"/config", "HELM_DATA_HOME="+home+"/data"), env...)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return stdout.String(), fmt.Errorf("%s %s: %w\n%s%s", filepath.Base(name), strings.Join(args, " "), err, stderr.String(), stdout.String())
 	}
 	return stdout.String(), nil
+}
+
+// helmHome is the environment of a helm run that keeps its caches in a scratch folder.
+func helmHome(t *testing.T) []string {
+	home := t.TempDir()
+	return []string{"HELM_CACHE_HOME=" + home + "/cache", "HELM_CONFIG_HOME=" + home + "/config", "HELM_DATA_HOME=" + home + "/data"}
 }
 
 func mustRun(t *testing.T, dir string, env []string, name string, args ...string) string {
