@@ -20,9 +20,6 @@ var (
 // Unknown is reported for a value neither stamped nor recorded by the toolchain.
 const Unknown = "unknown"
 
-// Package is the import path the linker flags name (-X Package.version=...).
-const Package = "github.com/kalypso-gitops/kalypso/internal/version"
-
 // Info describes a build.
 type Info struct {
 	Version   string `json:"version"`   // the git describe of the commit (v1.2.3, v1.2.3-4-gabc1234, …) or the module version
