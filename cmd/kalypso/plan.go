@@ -49,6 +49,12 @@ func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kalypso plan: flag --gitops-dir: %v\n", err)
 		return 2
 	}
+	return reportPlan(&in, res, prev, *output == "json", diff, accept, stdout, stderr)
+}
+
+// reportPlan compares the trees, checks the guard and prints the plan as text or JSON; it
+// returns the exit status.
+func reportPlan(in *inputFlags, res *render.Result, prev render.Tree, asJSON, diff, accept bool, stdout, stderr io.Writer) int {
 	next := res.Apply(prev)
 	plan := render.Diff(prev, next, res.Root)
 	blast := preview.Measure(prev, next, res.Root)
@@ -61,7 +67,7 @@ func runPlan(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(violations) > 0 && !accept {
 		status = 1
 	}
-	if *output == "json" {
+	if asJSON {
 		writeJSON(stdout, newPlanReport(planInput{res: res, prev: prev, next: next, plan: plan, blast: blast,
 			violations: violations, accepted: accept, withDiff: diff}))
 		return status
