@@ -87,9 +87,9 @@
 //
 // # Lifecycle
 //
-// Run first logs "kalypso starting" with the version, commit and build date (and a warning
-// when controlPlanes is empty: nothing would be reconciled), listens on both addresses,
-// authenticates as the App, runs the resync at
+// New logs the first line, "kalypso starting" with the version, commit and build date (and a
+// warning when controlPlanes is empty: nothing would be reconciled). Run listens on both
+// addresses, authenticates as the App, runs the resync at
 // start and then resync.interval after the end of each run (never two at
 // once; an error is logged, not fatal), and on context cancellation shuts down
 // gracefully within server.shutdownTimeout: /readyz turns 503, the public

@@ -26,7 +26,6 @@ func (s *Server) Run(ctx context.Context) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("app: Run called twice")
 	}
-	s.logStart()
 	pubLn, err := net.Listen("tcp", s.cfg.Server.Address)
 	if err != nil {
 		return fmt.Errorf("app: listen on %s (server.address): %w", s.cfg.Server.Address, err)

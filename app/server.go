@@ -64,6 +64,7 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	}
 	s.events = handledEvents(o.handlers)
 	s.registerBuildInfo()
+	s.logStart()
 	s.handler, s.management = s.routes()
 	return s, nil
 }

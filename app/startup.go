@@ -14,7 +14,8 @@ func (s *Server) registerBuildInfo() {
 }
 
 // logStart writes the app's first log line, naming the build, and warns when no control plane
-// is declared: the app then reads no repository as a control plane and reconciles nothing.
+// is declared: the app then reads no repository as a control plane and reconciles nothing. New
+// calls it, before anything that could log (such as the fleet view's background refresh).
 func (s *Server) logStart() {
 	b := version.Get()
 	s.logger.Info().Str("version", s.opts.version).Str("commit", b.Commit).Str("built", b.Date).Str("go", b.GoVersion).

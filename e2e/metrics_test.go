@@ -37,3 +37,23 @@ func TestE2EMetricsFollowPrometheusConventions(t *testing.T) {
 	}
 	require.Regexp(t, `kalypso_build_info\{version="[^"]+",revision="[^"]+",goversion="go[^"]+"\} 1\n`, body)
 }
+
+// The first line `kalypso serve` logs names the build; with no control plane declared, a
+// warning follows, since nothing would be reconciled.
+func TestE2EServeLogsItsVersionFirst(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	first := strings.SplitN(w.logs.String(), "\n", 2)[0]
+	require.Contains(t, first, `"message":"kalypso starting"`)
+	require.Regexp(t, `"version":"[^"]+","commit":"[^"]+","built":"[^"]+","go":"go`, first)
+	require.NotContains(t, w.logs.String(), "controlPlanes is empty")
+
+	w.stop()
+	before := len(w.logs.String())
+	w.launch("KALYPSO_CONTROL_PLANES=")
+	w.eventually(func() bool { return strings.Contains(w.logs.String()[before:], "controlPlanes is empty") }, "the warning")
+	lines := strings.Split(w.logs.String()[before:], "\n")
+	require.Contains(t, lines[0], `"message":"kalypso starting"`)
+	require.Contains(t, lines[1], `"level":"warn"`)
+	require.Contains(t, lines[1], "nothing is reconciled")
+}
