@@ -37,13 +37,17 @@ func (w *demoWorld) previewAct(ctx context.Context) error {
 	fmt.Fprintln(w.out, "  The app renders dev with the pull request's result and compares it with dev's GitOps branch;")
 	fmt.Fprintln(w.out, "  nothing is pushed anywhere.")
 	w.showPreview(run)
-	comments := w.sim.Comments(sample.Owner, sample.ControlPlane, number)
-	if len(comments) > 0 {
-		fmt.Fprintf(w.out, "  comment on pull request #%d:\n", number)
-		for _, line := range strings.Split(strings.TrimSpace(comments[0].GetBody()), "\n") {
-			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "<!--") {
-				fmt.Fprintf(w.out, "      %s\n", line)
-			}
+	var comments []*github.IssueComment
+	if err := poll(ctx, func() bool {
+		comments = w.sim.Comments(sample.Owner, sample.ControlPlane, number)
+		return len(comments) > 0 && strings.Contains(comments[0].GetBody(), short(head))
+	}, "the preview's comment on pull request #"+fmt.Sprint(number)); err != nil {
+		return err
+	}
+	fmt.Fprintf(w.out, "  comment on pull request #%d:\n", number)
+	for _, line := range strings.Split(strings.TrimSpace(comments[0].GetBody()), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "<!--") {
+			fmt.Fprintf(w.out, "      %s\n", line)
 		}
 	}
 

@@ -44,10 +44,10 @@ func (w *demoWorld) promotionAct(ctx context.Context) error {
 	}
 	fmt.Fprintf(w.out, "  main %s is valid in every environment: the app pins it into dev's base-repo.yaml.\n", short(sha))
 	w.showStatus("dev", sha)
-	if err := poll(ctx, func() bool { return w.prTree("dev")[".github/tracking/Promoted_Commit_Id"] == sha }, "dev's pull request proposing "+short(sha)); err != nil {
+	pr, err := w.waitProposed(ctx, "dev", sha)
+	if err != nil {
 		return err
 	}
-	pr := w.appPR("dev")
 	fmt.Fprintf(w.out, "  pull request #%d (%s) now proposes main %s, labelled %s.\n", pr.GetNumber(), pr.GetHead().GetRef(), short(sha), labels(pr))
 
 	fmt.Fprintf(w.out, "\n2. %s merges dev's pull request #%d\n", demoUser, pr.GetNumber())
@@ -102,13 +102,24 @@ func (w *demoWorld) promoteToStage(ctx context.Context, sha string) error {
 	}
 	fmt.Fprintf(w.out, "      %s\n", strings.SplitN(msg, "\n", 2)[0])
 	w.showStatus("stage", sha)
-	if err := poll(ctx, func() bool { return w.prTree("stage")[".github/tracking/Promoted_Commit_Id"] == sha }, "stage's pull request proposing "+short(sha)); err != nil {
+	pr, err := w.waitProposed(ctx, "stage", sha)
+	if err != nil {
 		return err
 	}
-	pr := w.appPR("stage")
 	fmt.Fprintf(w.out, "  pull request #%d (%s) proposes it to stage, labelled %s; merging it starts stage's wait for its clusters.\n",
 		pr.GetNumber(), pr.GetHead().GetRef(), labels(pr))
 	return nil
+}
+
+// waitProposed waits until the app's pull request of env proposes main commit sha, labelled
+// promoted, and returns it.
+func (w *demoWorld) waitProposed(ctx context.Context, env, sha string) (*github.PullRequest, error) {
+	var pr *github.PullRequest
+	err := poll(ctx, func() bool {
+		pr = w.appPR(env)
+		return pr != nil && w.prTree(env)[".github/tracking/Promoted_Commit_Id"] == sha && labels(pr) == "promoted"
+	}, env+"'s pull request proposing "+short(sha))
+	return pr, err
 }
 
 // mainStatus is the latest kalypso/<env> status of a main commit, or nil.
