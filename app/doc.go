@@ -69,17 +69,27 @@
 //	kalypso_reconcile_duration_seconds{trigger,outcome}  summary (trigger: webhook, resync)
 //	kalypso_github_rate_limit_remaining{resource}    gauge
 //	kalypso_github_retries_total{reason}             counter
-//	github_requests, github_requests_{2xx,3xx,4xx,5xx}, github_requests_cached  counters
-//	github_rate_limit{installation}, github_rate_remaining{installation}        gauges
-//	github_event_queued, github_event_workers (gauges), github_event_age (summary, ms),
-//	github_event_dropped (counter)
+//	kalypso_github_requests_total                    counter
+//	kalypso_github_responses_total{class}            counter (2xx, 3xx, 4xx, 5xx)
+//	kalypso_github_responses_cached_total            counter
+//	kalypso_github_installation_rate_limit{installation}, kalypso_github_installation_rate_limit_remaining{installation}  gauges
+//	kalypso_webhook_queue_length, kalypso_webhook_workers_busy  gauges
+//	kalypso_webhook_queue_wait_seconds               summary
+//	kalypso_webhook_events_dropped_total             counter
+//	kalypso_build_info{version,revision,goversion}   gauge (always 1)
+//
+// go-githubapp registers its metrics under its own names (github.requests.2xx, github.event.age
+// in milliseconds); WritePrometheus renames them, and converts units, from one table
+// (metricTable in metricnames.go), where every exported metric has a row with its HELP text.
 //
 // The event label only takes the event types of the registered handlers (and
 // ping); anything else is counted as "other".
 //
 // # Lifecycle
 //
-// Run listens on both addresses, authenticates as the App, runs the resync at
+// New logs the first line, "kalypso starting" with the version, commit and build date (and a
+// warning when controlPlanes is empty: nothing would be reconciled). Run listens on both
+// addresses, authenticates as the App, runs the resync at
 // start and then resync.interval after the end of each run (never two at
 // once; an error is logged, not fatal), and on context cancellation shuts down
 // gracefully within server.shutdownTimeout: /readyz turns 503, the public

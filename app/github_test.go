@@ -60,10 +60,10 @@ func TestInstallationClientMiddlewareAndMetrics(t *testing.T) {
 	rec := httptestGet(t, s.ManagementHandler(), "/metrics")
 	for _, want := range []string{
 		"# TYPE kalypso_github_rate_limit_remaining gauge\nkalypso_github_rate_limit_remaining{resource=\"core\"} 4987\n",
-		"# TYPE github_requests counter\ngithub_requests 1\n",
-		"github_requests_2xx 1\n",
-		"github_rate_remaining{installation=\"42\"} 4987\n",
-		"github_rate_limit{installation=\"42\"} 5000\n",
+		"# TYPE kalypso_github_requests_total counter\nkalypso_github_requests_total 1\n",
+		"kalypso_github_responses_total{class=\"2xx\"} 1\n",
+		"kalypso_github_installation_rate_limit_remaining{installation=\"42\"} 4987\n",
+		"kalypso_github_installation_rate_limit{installation=\"42\"} 5000\n",
 	} {
 		assert.Contains(t, rec, want)
 	}

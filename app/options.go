@@ -3,11 +3,12 @@ package app
 import (
 	"context"
 	"net/http"
-	"runtime/debug"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
+
+	"github.com/kalypso-gitops/kalypso/internal/version"
 )
 
 // Option configures a Server.
@@ -45,7 +46,8 @@ func WithResync(resync func(ctx context.Context) error) Option {
 	return func(o *options) { o.resync = resync }
 }
 
-// WithVersion sets the version sent in the User-Agent "kalypso/<version>" (default: the build's module version).
+// WithVersion sets the version sent in the User-Agent "kalypso/<version>", logged at start and
+// exported by kalypso_build_info (default: the version stamped in the binary, see package version).
 func WithVersion(version string) Option {
 	return func(o *options) { o.version = version }
 }
@@ -59,15 +61,7 @@ func collectOptions(opts []Option) options {
 	o.transport = http.DefaultTransport
 	o.registry = metrics.NewRegistry()
 	if o.version == "" {
-		o.version = buildVersion()
+		o.version = version.Get().Version
 	}
 	return o
-}
-
-// buildVersion returns the main module's version, or "dev" for local builds.
-func buildVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
 }

@@ -30,15 +30,17 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// WritePrometheus writes reg in the Prometheus text exposition format.
-// Names are sanitized (github.requests.2xx becomes github_requests_2xx) and a
-// "[key:value,...]" suffix becomes labels. Counters and meters are counters,
-// gauges are gauges, timers (in seconds) and histograms are summaries.
+// WritePrometheus writes reg in the Prometheus text exposition format. Each name is exported
+// as metricTable says (go-githubapp's github.requests.2xx becomes
+// kalypso_github_responses_total{class="2xx"}, milliseconds become seconds); a
+// "[key:value,...]" suffix becomes labels. Counters and meters are counters, gauges are
+// gauges, timers (in seconds) and histograms are summaries, BucketHistograms are histograms.
 func WritePrometheus(w io.Writer, reg metrics.Registry) error {
+	names := newMetricNames()
 	families := map[string]*family{}
 	reg.Each(func(name string, m any) {
-		base, labels := splitName(name)
-		typ, samples := render(base, labels, m)
+		base, labels, scale := names.export(name)
+		typ, samples := render(base, labels, m, scale)
 		if typ == "" {
 			return
 		}
@@ -51,11 +53,11 @@ func WritePrometheus(w io.Writer, reg metrics.Registry) error {
 			f.series = append(f.series, samples)
 		}
 	})
-	return writeFamilies(w, families)
+	return writeFamilies(w, families, names.help)
 }
 
 // writeFamilies writes the families sorted by name, and their series sorted by labels.
-func writeFamilies(w io.Writer, families map[string]*family) error {
+func writeFamilies(w io.Writer, families map[string]*family, help map[string]string) error {
 	names := make([]string, 0, len(families))
 	for n := range families {
 		names = append(names, n)
@@ -65,8 +67,8 @@ func writeFamilies(w io.Writer, families map[string]*family) error {
 	for _, n := range names {
 		f := families[n]
 		sort.Slice(f.series, func(i, j int) bool { return f.series[i][0] < f.series[j][0] })
-		if help := metricHelp(n); help != "" {
-			fmt.Fprintf(bw, "# HELP %s %s\n", n, help)
+		if h := help[n]; h != "" {
+			fmt.Fprintf(bw, "# HELP %s %s\n", n, h)
 		}
 		fmt.Fprintf(bw, "# TYPE %s %s\n", n, f.typ)
 		for _, lines := range f.series {
@@ -82,17 +84,19 @@ func writeFamilies(w io.Writer, families map[string]*family) error {
 	return nil
 }
 
-// render returns the Prometheus type and sample lines of one go-metrics value.
-func render(name string, labels []string, m any) (string, []string) {
+// render returns the Prometheus type and sample lines of one go-metrics value; scale converts
+// gauge and histogram values into the base unit (timers are in nanoseconds and always become
+// seconds; counters count and are never scaled).
+func render(name string, labels []string, m any, scale float64) (string, []string) {
 	switch v := m.(type) {
 	case metrics.Counter:
 		return "counter", []string{sample(name, labels, float64(v.Count()))}
 	case metrics.Meter:
 		return "counter", []string{sample(name, labels, float64(v.Snapshot().Count()))}
 	case metrics.Gauge:
-		return "gauge", []string{sample(name, labels, float64(v.Value()))}
+		return "gauge", []string{sample(name, labels, float64(v.Value())*scale)}
 	case metrics.GaugeFloat64:
-		return "gauge", []string{sample(name, labels, v.Value())}
+		return "gauge", []string{sample(name, labels, v.Value()*scale)}
 	case metrics.Timer:
 		t := v.Snapshot()
 		return "summary", summary(name, labels, t.Percentiles(quantiles()), float64(t.Sum()), t.Count(), 1e-9)
@@ -100,7 +104,7 @@ func render(name string, labels []string, m any) (string, []string) {
 		return "histogram", histogram(name, labels, v)
 	case metrics.Histogram:
 		h := v.Snapshot()
-		return "summary", summary(name, labels, h.Percentiles(quantiles()), float64(h.Sum()), h.Count(), 1)
+		return "summary", summary(name, labels, h.Percentiles(quantiles()), float64(h.Sum()), h.Count(), scale)
 	}
 	return "", nil
 }
@@ -144,23 +148,6 @@ func sample(name string, labels []string, v float64) string {
 	return name + "{" + strings.Join(labels, ",") + "} " + formatFloat(v)
 }
 
-// splitName turns "a.b[k:v,k2:v2]" into "a_b" and the formatted labels.
-func splitName(name string) (string, []string) {
-	base, rest, found := strings.Cut(name, "[")
-	if !found || !strings.HasSuffix(rest, "]") {
-		return sanitize(name), nil
-	}
-	var labels []string
-	for _, kv := range strings.Split(strings.TrimSuffix(rest, "]"), ",") {
-		k, v, ok := strings.Cut(kv, ":")
-		if !ok || k == "" {
-			continue
-		}
-		labels = append(labels, label(sanitize(k), v))
-	}
-	return sanitize(base), labels
-}
-
 // label formats key="value" with the value escaped.
 func label(key, value string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
@@ -193,33 +180,4 @@ func formatFloat(v float64) string {
 		return "-Inf"
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// metricHelp describes the app's own metrics.
-func metricHelp(name string) string {
-	switch name {
-	case MetricWebhooksReceived:
-		return "Webhook deliveries received, by event type (unhandled types are counted as other)."
-	case MetricWebhooksFailed:
-		return "Webhook deliveries rejected or whose processing failed, by event type."
-	case MetricWebhooksRejected:
-		return "Webhook deliveries refused before being queued, by reason."
-	case MetricReconcileDuration:
-		return "Duration of webhook processing and resync runs, by trigger and outcome."
-	case MetricRateLimitRemaining:
-		return "Requests left in the current GitHub rate-limit window, by resource, from the latest response."
-	case MetricGitHubRetries:
-		return "GitHub requests retried, by reason."
-	case "kalypso_fleet_promotion_state":
-		return "Promotion state of the commit an environment pins: 0 unknown, 1 awaiting merge, 2 waiting for clusters, 3 deployed, 4 failed, 5 superseded, 6 awaiting approval."
-	case "kalypso_fleet_clusters_compliant":
-		return "Clusters compliant with the commit an environment pins, as its promotion last reported."
-	case "kalypso_fleet_clusters_expected":
-		return "Clusters an environment's promotion waits for."
-	case "kalypso_fleet_deployed_commit_age_seconds":
-		return "Age of the main commit last deployed to an environment (since its commit time)."
-	case "kalypso_fleet_lead_time_seconds":
-		return "Time from a main commit to its successful deployment to an environment."
-	}
-	return ""
 }

@@ -17,6 +17,7 @@ func TestWritePrometheus(t *testing.T) {
 	metrics.GetOrRegisterCounter("kalypso_webhooks_received_total[event:push]", reg).Inc(3)
 	metrics.GetOrRegisterCounter("kalypso_webhooks_received_total[event:check_run]", reg).Inc(1)
 	metrics.GetOrRegisterCounter("github.requests.2xx", reg).Inc(2)
+	metrics.GetOrRegisterCounter("github.requests.5xx", reg).Inc(1)
 	metrics.GetOrRegisterGauge("github.rate.remaining[installation:42]", reg).Update(4999)
 	metrics.GetOrRegisterGaugeFloat64("odd-name.ratio[quote:a\"b]", reg).Update(0.25)
 	metrics.NewRegisteredFunctionalGauge("github.event.queued", reg, func() int64 { return 2 })
@@ -33,18 +34,13 @@ func TestWritePrometheus(t *testing.T) {
 	require.NoError(t, WritePrometheus(&buf, reg))
 	want := `# TYPE _2xx_meter counter
 _2xx_meter 5
-# TYPE github_event_age summary
-github_event_age{quantile="0.5"} 10
-github_event_age{quantile="0.9"} 10
-github_event_age{quantile="0.99"} 10
-github_event_age_sum 10
-github_event_age_count 1
-# TYPE github_event_queued gauge
-github_event_queued 2
-# TYPE github_rate_remaining gauge
-github_rate_remaining{installation="42"} 4999
-# TYPE github_requests_2xx counter
-github_requests_2xx 2
+# HELP kalypso_github_installation_rate_limit_remaining Requests left in the GitHub rate-limit window of an installation, from its latest response.
+# TYPE kalypso_github_installation_rate_limit_remaining gauge
+kalypso_github_installation_rate_limit_remaining{installation="42"} 4999
+# HELP kalypso_github_responses_total GitHub API responses, by status class.
+# TYPE kalypso_github_responses_total counter
+kalypso_github_responses_total{class="2xx"} 2
+kalypso_github_responses_total{class="5xx"} 1
 # HELP kalypso_reconcile_duration_seconds Duration of webhook processing and resync runs, by trigger and outcome.
 # TYPE kalypso_reconcile_duration_seconds summary
 kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.5"} 3
@@ -52,6 +48,16 @@ kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile=
 kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.99"} 4
 kalypso_reconcile_duration_seconds_sum{trigger="webhook",outcome="success"} 6
 kalypso_reconcile_duration_seconds_count{trigger="webhook",outcome="success"} 2
+# HELP kalypso_webhook_queue_length Webhook events waiting in the queue.
+# TYPE kalypso_webhook_queue_length gauge
+kalypso_webhook_queue_length 2
+# HELP kalypso_webhook_queue_wait_seconds Time a webhook event waited in the queue before a worker took it.
+# TYPE kalypso_webhook_queue_wait_seconds summary
+kalypso_webhook_queue_wait_seconds{quantile="0.5"} 0.01
+kalypso_webhook_queue_wait_seconds{quantile="0.9"} 0.01
+kalypso_webhook_queue_wait_seconds{quantile="0.99"} 0.01
+kalypso_webhook_queue_wait_seconds_sum 0.01
+kalypso_webhook_queue_wait_seconds_count 1
 # HELP kalypso_webhooks_received_total Webhook deliveries received, by event type (unhandled types are counted as other).
 # TYPE kalypso_webhooks_received_total counter
 kalypso_webhooks_received_total{event="check_run"} 1

@@ -63,6 +63,8 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.events = handledEvents(o.handlers)
+	s.registerBuildInfo()
+	s.logStart()
 	s.handler, s.management = s.routes()
 	return s, nil
 }

@@ -148,6 +148,7 @@ var kinds = map[string]func() any{
 	"apps/v1/Deployment":                      func() any { return &appsv1.Deployment{} },
 	"policy/v1/PodDisruptionBudget":           func() any { return &policyv1.PodDisruptionBudget{} },
 	"networking.k8s.io/v1/Ingress":            func() any { return &networkingv1.Ingress{} },
+	"networking.k8s.io/v1/NetworkPolicy":      func() any { return &networkingv1.NetworkPolicy{} },
 	"monitoring.coreos.com/v1/ServiceMonitor": func() any { return &serviceMonitor{} },
 }
 
@@ -162,6 +163,7 @@ type rendered struct {
 	pdbs            []*policyv1.PodDisruptionBudget
 	ingresses       []*networkingv1.Ingress
 	serviceMonitors []*serviceMonitor
+	networkPolicies []*networkingv1.NetworkPolicy
 }
 
 // decode splits a multi-document YAML stream and decodes every document strictly (unknown fields
@@ -218,6 +220,8 @@ func decode(stream string) (*rendered, []error) {
 			r.ingresses = append(r.ingresses, o)
 		case *serviceMonitor:
 			r.serviceMonitors = append(r.serviceMonitors, o)
+		case *networkingv1.NetworkPolicy:
+			r.networkPolicies = append(r.networkPolicies, o)
 		}
 	}
 	return r, errs
@@ -465,6 +469,11 @@ func checkWorkload(t *testing.T, r *rendered) {
 				}
 			}
 		}
+	}
+
+	checkPreStop(t, d, c)
+	for _, np := range r.networkPolicies {
+		checkNetworkPolicy(t, np, pod.Labels, c)
 	}
 
 	// ServiceMonitor: scrapes /metrics on the management port of the Service.
@@ -737,8 +746,8 @@ func TestHelmFullValues(t *testing.T) {
 	}
 	r := mustDecode(t, out)
 	want := []string{"apps/v1/Deployment=1", "monitoring.coreos.com/v1/ServiceMonitor=1",
-		"networking.k8s.io/v1/Ingress=1", "policy/v1/PodDisruptionBudget=1", "v1/ConfigMap=1",
-		"v1/Secret=1", "v1/Service=1", "v1/ServiceAccount=1"}
+		"networking.k8s.io/v1/Ingress=1", "networking.k8s.io/v1/NetworkPolicy=1", "policy/v1/PodDisruptionBudget=1",
+		"v1/ConfigMap=1", "v1/Secret=1", "v1/Service=1", "v1/ServiceAccount=1"}
 	if got := r.kindCounts(); !slices.Equal(got, want) {
 		t.Errorf("rendered %v, want %v", got, want)
 	}
@@ -914,7 +923,7 @@ func TestChecksCatchTypos(t *testing.T) {
 func TestKustomizeBase(t *testing.T) {
 	out := mustRun(t, kustomize(t), "build", kustomizeBase)
 	r := mustDecode(t, out)
-	want := []string{"apps/v1/Deployment=1", "v1/ConfigMap=1", "v1/Service=1", "v1/ServiceAccount=1"}
+	want := []string{"apps/v1/Deployment=1", "policy/v1/PodDisruptionBudget=1", "v1/ConfigMap=1", "v1/Service=1", "v1/ServiceAccount=1"}
 	if got := r.kindCounts(); !slices.Equal(got, want) {
 		t.Errorf("rendered %v, want %v", got, want)
 	}
@@ -973,7 +982,7 @@ func TestKustomizeOverlayFromREADME(t *testing.T) {
 	}
 	out := mustRun(t, kustomize(t), "build", dir)
 	r := mustDecode(t, out)
-	want := []string{"apps/v1/Deployment=1", "v1/ConfigMap=1", "v1/Secret=1", "v1/Service=1", "v1/ServiceAccount=1"}
+	want := []string{"apps/v1/Deployment=1", "policy/v1/PodDisruptionBudget=1", "v1/ConfigMap=1", "v1/Secret=1", "v1/Service=1", "v1/ServiceAccount=1"}
 	if got := r.kindCounts(); !slices.Equal(got, want) {
 		t.Errorf("rendered %v, want %v", got, want)
 	}

@@ -259,7 +259,7 @@ func TestE2EMetricsOnTheManagementListenerOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, status)
 	require.Contains(t, body, "# TYPE kalypso_webhooks_received_total counter")
-	require.Contains(t, body, "github_rate_remaining{installation=")
+	require.Contains(t, body, "kalypso_github_installation_rate_limit_remaining{installation=")
 	for _, addr := range []string{w.addr, w.mgmt} {
 		status, body, err := getURL("http://" + addr + "/healthz")
 		require.NoError(t, err)

@@ -17,10 +17,17 @@ import (
 
 // metadata is the part of Kubernetes object metadata that a control plane may carry.
 type metadata struct {
-	Name        string            `yaml:"name" required:"true"`
-	Namespace   string            `yaml:"namespace"`
-	Labels      map[string]string `yaml:"labels"`
-	Annotations map[string]string `yaml:"annotations"`
+	// Name is the object's name, unique per kind in an environment. Environments, cluster
+	// types, workloads and deployment targets become folder and namespace names, so theirs are
+	// DNS-1123 labels.
+	Name string `yaml:"name" required:"true" example:"large"`
+	// Namespace is accepted for compatibility and ignored: the environment is the namespace.
+	Namespace string `yaml:"namespace" default:"the environment" example:"dev"`
+	// Labels are what scheduling policies and platform configs select, as Kubernetes labels
+	// (valid keys and values).
+	Labels map[string]string `yaml:"labels" default:"{}" example:"{size: large}"`
+	// Annotations are accepted and ignored.
+	Annotations map[string]string `yaml:"annotations" default:"{}" example:"{owner: platform-team}"`
 }
 
 // objects is everything read from a set of files, valid and broken.

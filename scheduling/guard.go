@@ -15,10 +15,16 @@ var quantityType = reflect.TypeOf(Quantity(""))
 // acceptance: how many assignments may be added, changed or removed, and how many cluster
 // types may be touched, each as a number or a percentage of the environment.
 type Guard struct {
-	MaxAdded        Quantity `yaml:"maxAdded"`
-	MaxChanged      Quantity `yaml:"maxChanged"`
-	MaxRemoved      Quantity `yaml:"maxRemoved"`
-	MaxClusterTypes Quantity `yaml:"maxClusterTypes"`
+	// MaxAdded is the most assignments one change may add, a number or a percentage of the
+	// environment's assignments before the change.
+	MaxAdded Quantity `yaml:"maxAdded" default:"no limit" example:"200"`
+	// MaxChanged is the most assignments whose files one change may change.
+	MaxChanged Quantity `yaml:"maxChanged" default:"no limit" example:"50%"`
+	// MaxRemoved is the most assignments one change may remove.
+	MaxRemoved Quantity `yaml:"maxRemoved" default:"no limit" example:"10%"`
+	// MaxClusterTypes is the most cluster types one change may touch, a number or a percentage
+	// of the environment's cluster types.
+	MaxClusterTypes Quantity `yaml:"maxClusterTypes" default:"no limit" example:"20"`
 }
 
 // Limit is one parsed guard limit.

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-
-	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/internal/githubsim"
@@ -19,35 +18,72 @@ import (
 
 const demoSecret = "demo-webhook-secret"
 
+// demoUser is the user the demo acts as: write permission on the control plane (it merges,
+// clicks Promote and Accept) and the fleet page's demo sign-in.
+const demoUser = "platform-lead"
+
+// demoTimeout bounds the acts; with --serve the app then stays up until interrupted.
+const demoTimeout = 3 * time.Minute
+
+// demoAct is one act of the demo, each in a file of its own (demo_*.go).
+type demoAct struct {
+	title string
+	run   func(w *demoWorld, ctx context.Context) error
+}
+
+// demoActs are the acts in the order they play.
+func demoActs() []demoAct {
+	return []demoAct{
+		{"Pull requests and check runs", (*demoWorld).changesAct},
+		{"Promotion from dev to stage", (*demoWorld).promotionAct},
+		{"A preview and the blast-radius guard", (*demoWorld).previewAct},
+		{"The fleet page", (*demoWorld).fleetAct},
+	}
+}
+
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var verbose bool
-	fs := newFlagSet("demo", "[--verbose]",
+	var opts demoOptions
+	fs := newFlagSet("demo", "[--verbose] [--serve [--listen ADDR]]",
 		"Runs the app against its built-in GitHub simulator seeded with the sample control plane (the public\n"+
-			"Kalypso sample: environments dev and stage, one workload, a GitOps repository), makes the changes a\n"+
-			"user would make — an environment branch push, a workload change, a broken file — and prints what the\n"+
-			"app did: pull requests with their change summaries and check runs with their conclusions.\n"+
-			"Needs git (for git-http-backend), no network and no account; finishes by itself.", stderr)
-	fs.BoolVar(&verbose, "verbose", false, "also print the app's logs")
+			"Kalypso sample: environments dev and stage, one workload, a GitOps repository) and plays what users do,\n"+
+			"printing what the app did after each step:\n"+
+			"  1. pull requests and check runs: an environment branch push, a workload change, a broken file;\n"+
+			"  2. promotion: a promotion chain declared on main, dev's pull request merged, a cluster reporting,\n"+
+			"     the Promote button clicked for stage;\n"+
+			"  3. a pull request's preview failing dev's blast-radius guard, and its Accept button;\n"+
+			"  4. the fleet page, read through its sign-in with GitHub.\n"+
+			"Needs git (for git-http-backend), no network and no account; finishes by itself, unless --serve keeps\n"+
+			"the app and the fleet page up (with a demo sign-in) until interrupted.", stderr)
+	fs.BoolVar(&opts.verbose, "verbose", false, "also print the app's logs")
+	fs.BoolVar(&opts.serve, "serve", false, "after the acts, keep serving the fleet page until interrupted (Ctrl-C)")
+	fs.StringVar(&opts.listen, "listen", "127.0.0.1:0", "address of the app (webhooks and the fleet page); port 0 picks a free one")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := demo(ctx, stdout, verbose); err != nil {
+	if err := demo(ctx, stdout, opts); err != nil {
 		fmt.Fprintf(stderr, "kalypso demo: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// demoWorld is the simulator and the app of a demo run.
-type demoWorld struct {
-	sim    *githubsim.Server
-	seeded *sample.Seeded
-	out    io.Writer
+// demoOptions are the demo's flags.
+type demoOptions struct {
+	verbose, serve bool
+	listen         string
 }
 
-func demo(ctx context.Context, out io.Writer, verbose bool) error {
+// demoWorld is the simulator and the app of a demo run.
+type demoWorld struct {
+	sim     *githubsim.Server
+	seeded  *sample.Seeded
+	out     io.Writer
+	appAddr string // the app's public listener, host:port
+	// mainSHA is the control plane's main commit that declares the promotion chain.
+	mainSHA string
+}
+
+func demo(ctx context.Context, out io.Writer, opts demoOptions) error {
 	dir, err := os.MkdirTemp("", "kalypso-demo-")
 	if err != nil {
 		return err
@@ -65,25 +101,55 @@ func demo(ctx context.Context, out io.Writer, verbose bool) error {
 	if err != nil {
 		return err
 	}
+	if err := sim.SetPermission(sample.Owner, sample.ControlPlane, demoUser, "write"); err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "Simulated GitHub at %s with %s/%s (main, dev, stage), %s/%s and %s/%s.\n\n",
 		sim.URL(), sample.Owner, sample.ControlPlane, sample.Owner, sample.WorkloadRepo, sample.Owner, sample.GitOpsRepo)
-	stopApp, err := startDemoApp(ctx, sim, dir, verbose, out)
+	addr, err := freeAddr(opts.listen)
+	if err != nil {
+		return err
+	}
+	stopApp, err := startDemoApp(ctx, sim, dir, addr, opts.verbose, out)
 	if err != nil {
 		return err
 	}
 	defer stopApp()
-	w := &demoWorld{sim: sim, seeded: seeded, out: out}
-	return w.story(ctx)
+	w := &demoWorld{sim: sim, seeded: seeded, out: out, appAddr: addr}
+	actsCtx, cancel := context.WithTimeout(ctx, demoTimeout)
+	defer cancel()
+	for i, act := range demoActs() {
+		fmt.Fprintf(out, "\n=== Act %d: %s ===\n", i+1, act.title)
+		if err := act.run(w, actsCtx); err != nil {
+			return fmt.Errorf("act %d (%s): %w", i+1, act.title, err)
+		}
+	}
+	if opts.serve {
+		return w.serve(ctx)
+	}
+	fmt.Fprintln(out, "\nRun `kalypso demo --serve` to keep the app up and open the fleet page in a browser.")
+	return nil
+}
+
+// freeAddr resolves port 0 of addr to a free port, so that the fleet page's public URL (its
+// OAuth callback) is known before the app starts.
+func freeAddr(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("flag --listen: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // startDemoApp runs the app in this process against the simulator and waits for its first resync.
-func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbose bool, out io.Writer) (func(), error) {
+func startDemoApp(ctx context.Context, sim *githubsim.Server, dir, addr string, verbose bool, out io.Writer) (func(), error) {
 	keyFile := filepath.Join(dir, "app-key.pem")
 	if err := os.WriteFile(keyFile, sim.PrivateKeyPEM(), 0o600); err != nil {
 		return nil, err
 	}
 	settings := map[string]string{
-		"KALYPSO_SERVER_ADDRESS":              "127.0.0.1:0",
+		"KALYPSO_SERVER_ADDRESS":              addr,
 		"KALYPSO_SERVER_MANAGEMENT_ADDRESS":   "127.0.0.1:0",
 		"KALYPSO_GITHUB_V3_API_URL":           sim.APIURL(),
 		"KALYPSO_GITHUB_WEB_URL":              sim.URL(),
@@ -94,6 +160,14 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 		"KALYPSO_LOG_FORMAT":                  "console",
 		"KALYPSO_CONTROL_PLANES":              sample.Owner + "/" + sample.ControlPlane,
 		"KALYPSO_SOURCES_MANIFEST_HOSTS":      "github.com", // the sample's application manifests
+		"KALYPSO_PROMOTION_POLL_INTERVAL":     "200ms",
+		// The fleet page, signed in to through the simulator's OAuth web flow.
+		"KALYPSO_FLEET_ENABLED":          "true",
+		"KALYPSO_FLEET_PUBLIC_URL":       "http://" + addr,
+		"KALYPSO_FLEET_CLIENT_ID":        sim.ClientID(),
+		"KALYPSO_FLEET_CLIENT_SECRET":    sim.ClientSecret(),
+		"KALYPSO_FLEET_SESSION_KEY":      rand.Text() + rand.Text(),
+		"KALYPSO_FLEET_REFRESH_INTERVAL": "0",
 	}
 	cfg, err := config.Load("", func(k string) string { return settings[k] })
 	if err != nil {
@@ -122,60 +196,7 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 	return func() { cancel(); <-done }, nil
 }
 
-// story makes a user's changes one after the other and shows what the app did after each.
-func (w *demoWorld) story(ctx context.Context) error {
-	if err := w.waitPRs(ctx, 2); err != nil {
-		return err
-	}
-	w.showPRs("After the first resync")
-	steps := []struct {
-		title, repo, branch, path, content, why string
-	}{
-		{"1. A platform engineer changes dev's common config (ENVIRONMENT: Dev → Development)", sample.ControlPlane, "dev",
-			"configs/dev-config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dev-config\n  labels:\n     platform-config: \"true\"\ndata:\n  ENVIRONMENT: Development\n  SOME_COMMON_ENVIRONMENT_VARIABLE: \"false\"", ""},
-		{"2. The application team moves prometheus to a new manifests folder", sample.WorkloadRepo, "main",
-			"workloads/observability.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: Workload\nmetadata:\n  name: observability\n  labels:\n    type: service\n    stack: observability\nspec:\n  deploymentTargets:\n    - name: prometheus\n      environment: dev\n      manifests:\n        repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./prometheus-v2\n", ""},
-		{"3. Someone pushes a broken cluster type to dev (a misspelt field)", sample.ControlPlane, "dev",
-			"cluster-types/west-us/large/large-cluster-type.yaml", "apiVersion: scheduler.kalypso.io/v1alpha1\nkind: ClusterType\nmetadata:\n  name: large\n  labels:\n    region: west-us\n    size: large\nspec:\n  reconciler: arc-flux\n  namespaceServise: default\n  configType: configmap\n",
-			"  Why: a broken ClusterType holds back what depends on it. The large cluster type's assignment keeps its\n" +
-				"  last merged output, so the changes of steps 1 and 2 to it leave the pull request until the file is\n" +
-				"  fixed; the errors are on the commit's check run and listed in the pull request."},
-	}
-	for _, s := range steps {
-		fmt.Fprintf(w.out, "\n%s\n", s.title)
-		before := w.prTree("dev")
-		content := s.content
-		sha, err := w.sim.CommitFiles(sample.Owner, s.repo, s.branch, map[string]*string{s.path: &content}, s.title)
-		if err != nil {
-			return err
-		}
-		runs, err := w.waitChecks(ctx, s.repo, sha)
-		if err != nil {
-			return err
-		}
-		w.showChecks(s.repo, sha, runs)
-		w.showStepChanges("dev", before, w.prTree("dev"))
-		if s.why != "" {
-			fmt.Fprintln(w.out, s.why)
-		}
-		w.showPRs("Pull requests now")
-	}
-	return nil
-}
-
-func (w *demoWorld) waitPRs(ctx context.Context, n int) error {
-	return poll(ctx, func() bool { return len(w.appPRs()) >= n }, "the app's pull requests")
-}
-
-func (w *demoWorld) waitChecks(ctx context.Context, repo, sha string) ([]*github.CheckRun, error) {
-	var runs []*github.CheckRun
-	err := poll(ctx, func() bool {
-		runs = w.sim.CheckRuns(sample.Owner, repo, sha)
-		return len(runs) > 0 && runs[0].GetStatus() == "completed"
-	}, "a check run on "+sha[:7])
-	return runs, err
-}
-
+// poll waits until cond holds, checking every 25 ms, or until ctx ends.
 func poll(ctx context.Context, cond func() bool, what string) error {
 	for !cond() {
 		select {
@@ -185,35 +206,6 @@ func poll(ctx context.Context, cond func() bool, what string) error {
 		}
 	}
 	return nil
-}
-
-func (w *demoWorld) appPRs() []*github.PullRequest { return sample.AppPullRequests(w.sim) }
-
-func (w *demoWorld) showPRs(title string) {
-	fmt.Fprintf(w.out, "\n%s — open pull requests on %s/%s:\n", title, sample.Owner, sample.GitOpsRepo)
-	for _, pr := range w.appPRs() {
-		head, _ := w.sim.BranchSHA(sample.Owner, sample.GitOpsRepo, pr.GetHead().GetRef())
-		fmt.Fprintf(w.out, "  #%d %s (%s → %s, head %s)\n", pr.GetNumber(), pr.GetTitle(), pr.GetHead().GetRef(), pr.GetBase().GetRef(), short(head))
-		for _, line := range strings.Split(pr.GetBody(), "\n") {
-			if strings.HasPrefix(line, "|") || strings.Contains(line, " added, ") || strings.HasPrefix(line, "- `") {
-				fmt.Fprintf(w.out, "      %s\n", line)
-			}
-		}
-	}
-}
-
-func (w *demoWorld) showChecks(repo, sha string, runs []*github.CheckRun) {
-	for _, run := range runs {
-		fmt.Fprintf(w.out, "  check run %q on %s/%s@%s: %s — %s\n", run.GetName(), sample.Owner, repo, short(sha),
-			run.GetConclusion(), run.GetOutput().GetTitle())
-		anns, _, err := w.sim.CheckRunDetails(run.GetID())
-		if err != nil {
-			continue
-		}
-		for _, a := range anns {
-			fmt.Fprintf(w.out, "      %s:%d: %s\n", a.GetPath(), a.GetStartLine(), a.GetMessage())
-		}
-	}
 }
 
 func short(sha string) string { return sha[:min(7, len(sha))] }

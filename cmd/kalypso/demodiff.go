@@ -21,18 +21,20 @@ func (w *demoWorld) prTree(env string) map[string]string {
 }
 
 // showStepChanges prints what a step changed in the pull request of an environment: each file
-// added, removed or changed with its changed lines, and the files that went back to their
-// merged content (changes the pull request no longer carries).
+// added, removed or changed with its changed lines, the files that went back to their merged
+// content (changes the pull request no longer carries), and those it carries again.
 func (w *demoWorld) showStepChanges(env string, before, after map[string]string) {
 	merged, _ := w.sim.Tree(sample.Owner, sample.GitOpsRepo, env)
-	var lines, reverted []string
+	var lines, reverted, again []string
 	for _, p := range unionKeys(before, after) {
 		b, inB := before[p]
 		a, inA := after[p]
 		switch {
-		case inB && inA && a == b:
+		case inB == inA && a == b:
 		case backToMerged(merged, p, a, inA):
 			reverted = append(reverted, p)
+		case backToMerged(merged, p, b, inB):
+			again = append(again, p)
 		case !inB:
 			lines = append(lines, fmt.Sprintf("      + %s (new)", p))
 		case !inA:
@@ -42,13 +44,19 @@ func (w *demoWorld) showStepChanges(env string, before, after map[string]string)
 			lines = append(lines, changedLines(b, a)...)
 		}
 	}
-	if len(lines) == 0 && len(reverted) == 0 {
+	if len(lines) == 0 && len(reverted) == 0 && len(again) == 0 {
 		fmt.Fprintf(w.out, "  What this step changed in pull request kalypso/%s: nothing.\n", env)
 		return
 	}
-	fmt.Fprintf(w.out, "  What this step changed in pull request kalypso/%s:\n%s\n", env, strings.Join(lines, "\n"))
+	fmt.Fprintf(w.out, "  What this step changed in pull request kalypso/%s:\n", env)
+	if len(lines) > 0 {
+		fmt.Fprintln(w.out, strings.Join(lines, "\n"))
+	}
 	if len(reverted) > 0 {
 		fmt.Fprintf(w.out, "    No longer proposed (back to their merged content): %s\n", strings.Join(reverted, ", "))
+	}
+	if len(again) > 0 {
+		fmt.Fprintf(w.out, "    Proposed again: %s\n", strings.Join(again, ", "))
 	}
 }
 

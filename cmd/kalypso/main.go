@@ -21,12 +21,14 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"render":   {"write an environment's GitOps tree into a folder", runRender},
-		"validate": {"check a control plane and report every error", runValidate},
-		"plan":     {"show what would be added, changed and removed in the GitOps tree", runPlan},
-		"bench":    {"measure scheduling and rendering on a synthetic fleet", runBench},
-		"demo":     {"run Kalypso on the built-in sample control plane", runDemo},
-		"serve":    {"run the GitHub App", runServe},
+		"render":     {"write an environment's GitOps tree into a folder", runRender},
+		"validate":   {"check a control plane and report every error", runValidate},
+		"plan":       {"show what would be added, changed and removed in the GitOps tree", runPlan},
+		"bench":      {"measure scheduling and rendering on a synthetic fleet", runBench},
+		"demo":       {"run Kalypso on the built-in sample control plane", runDemo},
+		"serve":      {"run the GitHub App", runServe},
+		"version":    {"print the version, commit and build date", runVersion},
+		"completion": {"print a shell completion script (bash, zsh or fish)", runCompletion},
 	}
 }
 
@@ -47,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, args[1:], stdout, stderr)
+	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "kalypso: unknown command %q\n\n", args[0])
@@ -65,9 +70,9 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'kalypso <command> --help' for the flags of a command.")
+	fmt.Fprintln(w, "\nRun 'kalypso <command> --help' for the flags of a command, 'kalypso --version' for the version.")
 }
 
 // newFlagSet makes a flag set whose errors name the flag and whose help shows the description.

@@ -59,14 +59,23 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 	var in inputFlags
 	fs := newFlagSet("validate", inputSynopsis,
 		"Loads, schedules and renders one environment without writing anything, and prints every error as\n"+
-			"file:line: message (exit status 1), or a one-line summary when there is none.", stderr)
+			"file:line: message (exit status 1), or a one-line summary when there is none. With --output json, one\n"+
+			"JSON object on stdout instead (docs/json-output.md), with the same exit status.", stderr)
 	in.register(fs)
+	output := outputFlag(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	if !checkOutput("validate", *output, stderr) {
+		return 2
 	}
 	res, code := renderInputs(&in, stderr)
 	if res == nil {
 		return code
+	}
+	if *output == "json" {
+		writeJSON(stdout, newValidateReport(res))
+		return exitStatus(res.Errors)
 	}
 	printErrors(stderr, res.Errors)
 	if len(res.Errors) > 0 {

@@ -82,9 +82,24 @@ use instead.
 {{- fail (printf "config.github.app.%s is set by the chart from a Secret: use github.existingSecret or github.privateKey and github.webhookSecret" $k) }}
 {{- end }}
 {{- end }}
-{{- if and .Values.github.existingSecret (or .Values.github.privateKey .Values.github.webhookSecret) }}
-{{- fail "set either github.existingSecret or github.privateKey and github.webhookSecret, not both" }}
+{{- $fleet := dig "fleet" dict $c }}
+{{- range $k := list "clientSecret" "sessionKey" }}
+{{- if and (kindIs "map" $fleet) (hasKey $fleet $k) }}
+{{- fail (printf "config.fleet.%s is set by the chart from a Secret: use github.existingSecret or github.fleetClientSecret and github.fleetSessionKey" $k) }}
 {{- end }}
+{{- end }}
+{{- $v := .Values.github }}
+{{- if and $v.existingSecret (or $v.privateKey $v.webhookSecret $v.fleetClientSecret $v.fleetSessionKey) }}
+{{- fail "set either github.existingSecret or the secrets themselves (github.privateKey, github.webhookSecret, github.fleet*), not both" }}
+{{- end }}
+{{- if and (not (include "kalypso.fleetEnabled" .)) (or $v.fleetClientSecret $v.fleetSessionKey) }}
+{{- fail "github.fleetClientSecret and github.fleetSessionKey are used only with config.fleet.enabled=true" }}
+{{- end }}
+{{- end }}
+
+{{/* "true" when the fleet view is enabled (config.fleet.enabled), else empty. */}}
+{{- define "kalypso.fleetEnabled" -}}
+{{- if dig "fleet" "enabled" false (.Values.config | default dict) }}true{{ end }}
 {{- end }}
 
 {{/* The git cache directory (config.cache.dir), empty when the cache is in memory. */}}
