@@ -15,18 +15,15 @@ func LoadEnvironments(main Source) ([]*Environment, Errors) {
 	if _, err := fs.Stat(main.FS, EnvironmentsDir); err != nil {
 		return nil, nil // no .environments folder: no environments
 	}
-	files, err := readYAML(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir, 0)
-	if err != nil {
-		errs.Add(Pos{File: main.Prefix + EnvironmentsDir}, "", "%v", err)
-		return nil, errs
-	}
-	parseFiles(files, &objs, &errs)
+	l := newLoader(Policy{}, &errs)
+	defer l.stop()
+	l.source(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir, &objs)
 	envs := dedupe(objs.environments, &errs)
 	sort.Slice(envs, func(i, j int) bool { return envs[i].Name < envs[j].Name })
 	for _, e := range envs {
 		ParseGuard(e, &errs)
 	}
-	return envs, errs.Sorted()
+	return envs, errs.Sorted().CapPerFile(MaxErrorsPerFile)
 }
 
 // FindEnvironment returns the environment with the given name, or nil.
@@ -50,11 +47,9 @@ func PinnedCommit(env Source) string {
 func FindBaseRepo(env Source) (file, commit string, ok bool) {
 	var objs objects
 	var errs Errors
-	files, err := readYAML(env, "", 0)
-	if err != nil {
-		return "", "", false
-	}
-	parseFiles(files, &objs, &errs)
+	l := newLoader(Policy{}, &errs)
+	defer l.stop()
+	l.source(env, "", &objs)
 	for _, b := range objs.baseRepos {
 		if b.Name == "main" {
 			return b.Pos.File, b.Spec.Commit, true

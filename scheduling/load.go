@@ -51,8 +51,10 @@ type Snapshot struct {
 // snapshot's Errors; only what depends on a broken object is affected.
 func Load(in Inputs) *Snapshot {
 	snap := &Snapshot{Environment: in.Environment, Templates: map[string]*Template{}}
+	l := newLoader(in.Policy, &snap.Errors)
+	defer l.stop()
 	var objs objects
-	loadSource(in.Env, "", in.Policy, &objs, &snap.Errors, &snap.Incomplete)
+	l.read(in.Env, "", &objs, &snap.Incomplete)
 	snap.Sources = append(snap.Sources, SourceCommit{Name: in.Env.Name, Commit: in.Env.Commit})
 	snap.BaseRepo = pickBaseRepo(objs.baseRepos, &snap.Errors)
 	if snap.BaseRepo != nil && in.Main.FS != nil {
@@ -61,39 +63,23 @@ func Load(in Inputs) *Snapshot {
 			snap.Errors.Add(snap.BaseRepo.At("spec.path"), snap.BaseRepo.Ref(), "%v", err)
 			snap.Incomplete = true
 		} else {
-			loadSource(in.Main, dir, in.Policy, &objs, &snap.Errors, &snap.Incomplete)
+			l.read(in.Main, dir, &objs, &snap.Incomplete)
 		}
 		snap.Sources = append(snap.Sources, SourceCommit{Name: in.Main.Name, Repo: snap.BaseRepo.Spec.Repo,
 			Branch: snap.BaseRepo.Spec.Branch, Commit: in.Main.Commit})
 	}
 	snap.GitOpsRepo = pickGitOpsRepo(objs.gitopsRepos, &snap.Errors)
-	loadWorkloads(snap, &objs, in.Workloads, in.Policy)
+	loadWorkloads(snap, &objs, in.Workloads, l)
 	bySeniority(objs.workloads, in.Seniority)
-	assemble(snap, &objs, in.Policy)
-	snap.Errors = snap.Errors.Sorted()
+	assemble(snap, &objs, l.pol)
+	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
 	return snap
 }
 
-func loadSource(src Source, dir string, pol Policy, objs *objects, errs *Errors, incomplete *bool) {
-	files, err := readYAML(src, dir, pol.MaxFileBytes)
-	if err != nil {
-		errs.Add(Pos{File: src.Prefix + dir}, "", "%v", err)
+// read loads a source into objs and marks the snapshot incomplete when it was not read whole.
+func (l *loader) read(src Source, dir string, objs *objects, incomplete *bool) {
+	if !l.source(src, dir, objs) {
 		*incomplete = true
-		return
-	}
-	parseFiles(files, objs, errs)
-}
-
-// parseFiles parses every file read; a file that could not be read is an error at its path,
-// and the objects it may hold are unknown.
-func parseFiles(files []yamlFile, objs *objects, errs *Errors) {
-	for _, f := range files {
-		if f.err != nil {
-			errs.Add(Pos{File: f.display}, "", "%v", f.err)
-			objs.unreadable = true
-			continue
-		}
-		parseFile(f.display, f.data, objs, errs)
 	}
 }
 
@@ -123,7 +109,7 @@ func pickGitOpsRepo(repos []*GitOpsRepo, errs *Errors) *GitOpsRepo {
 }
 
 // loadWorkloads reads the Workload of every registration from its repository.
-func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, pol Policy) {
+func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, l *loader) {
 	regs := dedupe(objs.registrations, &snap.Errors)
 	sort.Slice(regs, func(i, j int) bool { return regs[i].Name < regs[j].Name })
 	snap.Registrations = regs
@@ -133,18 +119,18 @@ func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, pol Policy)
 			snap.Incomplete = true
 			continue
 		}
-		loadRegistration(snap, objs, ws, reg, pol)
+		loadRegistration(snap, objs, ws, reg, l)
 	}
 }
 
-func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration, pol Policy) {
+func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration, l *loader) {
 	spec := reg.Spec.Workload
 	dir, err := SubPath(spec.Path)
 	if err == nil {
 		var src Source
 		if src, err = ws.Workload(spec); err == nil {
 			var found objects
-			loadSource(src, dir, pol, &found, &snap.Errors, &snap.Incomplete)
+			l.read(src, dir, &found, &snap.Incomplete)
 			found.keepOnlyWorkloads(&snap.Errors)
 			for _, w := range found.workloads {
 				w.Registration = reg

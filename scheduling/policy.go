@@ -1,42 +1,30 @@
 package scheduling
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Policy is what the operator allows an environment's sources: it bounds what is read and
-// which values a workload repository, whose authors are not trusted, may give.
+// which values a workload repository, whose authors are not trusted, may give. Unset limits
+// take their defaults (see WithDefaults).
 type Policy struct {
 	// ManifestHosts are the hosts a deployment target's manifests.repo may name (e.g.
 	// github.com, or a GitHub Enterprise Server host); empty allows any host.
 	ManifestHosts []string
-	// MaxFileBytes is the size of the largest YAML file read from a source; 0 is no limit.
+	// MaxFileBytes is the size of the largest YAML file read from a source.
 	MaxFileBytes int64
-}
-
-// ErrFileTooLarge is returned for a YAML file larger than Policy.MaxFileBytes.
-var ErrFileTooLarge = errors.New("file is larger than the limit")
-
-// checkSize refuses a file larger than max bytes before it is read.
-func checkSize(fsys fs.FS, p string, max int64) error {
-	if max <= 0 {
-		return nil
-	}
-	info, err := fs.Stat(fsys, p)
-	if err != nil {
-		return err
-	}
-	if info.Size() > max {
-		return fmt.Errorf("%w: %d bytes, limit %d (setting sources.maxFileBytes)", ErrFileTooLarge, info.Size(), max)
-	}
-	return nil
+	// MaxSourceBytes bounds the YAML files read from one source together, each path counted.
+	MaxSourceBytes int64
+	// MaxSourceFiles bounds the number of YAML files read from one source.
+	MaxSourceFiles int
+	// LoadTimeout bounds the loading of one environment's sources.
+	LoadTimeout time.Duration
 }
 
 // Maximum lengths of values a workload repository gives a deployment target.

@@ -65,10 +65,11 @@ func (f *inputFlags) load(stderr io.Writer) (*scheduling.Snapshot, scheduling.Er
 	return snap, nil, nil
 }
 
-// policy is what the command allows the sources, as the app does by default: YAML files up
-// to 4 MiB, and deployment targets whose manifests.repo is on the --github-url host.
+// policy is what the command allows the sources, as the app does by default: the default
+// limits of sources.*, and deployment targets whose manifests.repo is on the --github-url host.
 func (f *inputFlags) policy() scheduling.Policy {
-	p := scheduling.Policy{MaxFileBytes: int64(config.DefaultMaxFileBytes)}
+	p := config.Default(nil).SourcePolicy()
+	p.ManifestHosts = nil
 	if u, err := url.Parse(f.githubURL); err == nil && u.Host != "" {
 		p.ManifestHosts = []string{u.Host}
 	}
@@ -168,7 +169,7 @@ func (f *inputFlags) gitInputs(github *url.URL, stderr io.Writer) (scheduling.In
 	if f.workloadsDir != "" {
 		ws = dirWorkloads(f.workloadsDir)
 	}
-	return gitsource.Inputs(repo, f.environment, ws)
+	return gitsource.Inputs(repo, f.environment, ws, gitsource.Limits(f.policy()))
 }
 
 func dirWorkloads(dir string) scheduling.WorkloadSource {

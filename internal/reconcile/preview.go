@@ -60,15 +60,15 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	var limits *scheduling.Limits
 	out := &Preview{Env: env}
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
-	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}
+	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy}
 	nextWS := ws
 	out.As = as
 	if as == AsWorkload {
-		nextWS = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
+		nextWS = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy, pull: &pr, read: out}
 	}
 	err = r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
 		var err error
-		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash); err != nil {
+		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash, gitsource.Limits(r.policy)); err != nil {
 			return err
 		}
 		mainAt, envAt := plumbing.ZeroHash, plumbing.ZeroHash
@@ -82,7 +82,7 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 				mainAt, envAt = commit, plumbing.ZeroHash
 			}
 		}
-		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, nextWS, mainAt, envAt); err != nil {
+		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, nextWS, mainAt, envAt, gitsource.Limits(r.policy)); err != nil {
 			return err
 		}
 		limits, err = guardOnMain(s, env.Name)
