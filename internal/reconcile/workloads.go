@@ -12,10 +12,10 @@ import (
 
 // cachedWorkloads reads registered workload repositories through the git cache.
 type cachedWorkloads struct {
-	ctx      context.Context
-	cache    Git
-	token    string
-	policy   scheduling.Policy // the limits of one source
+	ctx    context.Context
+	cache  Git
+	token  string
+	policy scheduling.Policy // the limits of one source
 	// pull, when set, is a pull request into a branch of a workload repository: that branch is
 	// read at the pull request's result, through the repository's own refs/pull/N/… refs, and
 	// read records which ref was read.
