@@ -25,9 +25,9 @@ test: vet tools browser ## run every test (unit, conformance, end to end, Helm c
 
 FUZZTIME ?= 10s
 
-fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each (findings are kept in scheduling/testdata/fuzz)
+fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each (findings are kept in scheduling/testdata/fuzz and render/testdata/fuzz)
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./scheduling
-	$(GO) test -run '^$$' -fuzz '^FuzzWorkloadValues$$' -fuzztime $(FUZZTIME) ./scheduling
+	$(GO) test -run '^$$' -fuzz '^FuzzWorkloadValues$$' -fuzztime $(FUZZTIME) ./render
 
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
 	$(GO) test -count=1 -timeout 10m -run 'E2E' ./...

@@ -260,8 +260,12 @@ func workloadTarget(w *Workload, i int, t TargetSpec) *DeploymentTarget {
 	path := fmt.Sprintf("spec.deploymentTargets[%d]", i)
 	line := w.At(path + ".name").Line
 	schemas := append(append([]string(nil), t.ConfigSchemas...), w.Spec.ConfigSchemas...)
+	lines := make(map[string]int, len(t.Manifests))
+	for k := range t.Manifests { // where each value is written, as for a DeploymentTarget written directly
+		lines["spec.manifests."+k] = w.At(path + ".manifests." + k).Line
+	}
 	return &DeploymentTarget{
-		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: line}, lines: map[string]int{}},
+		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: line}, lines: lines},
 		Workload:      w.Name,
 		Workspace:     workspace,
 		Environment:   t.Environment,

@@ -2,8 +2,6 @@ package scheduling
 
 import (
 	"sort"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // keepOnlyWorkloads drops everything but Workload objects from what a workload repository
@@ -47,15 +45,6 @@ func kindOrDocument(kind string) string {
 		return "document"
 	}
 	return kind
-}
-
-// validateSchemaNames checks ConfigSchema names a workload refers to.
-func validateSchemaNames(d *fieldDecoder, names []string, path string, line int) {
-	for _, n := range names {
-		for _, p := range validation.IsDNS1123Subdomain(n) {
-			d.fail(d.lineOf(path, line), "%s: invalid ConfigSchema name %q: %s", path, n, p)
-		}
-	}
 }
 
 // bySeniority orders workloads so that those of older registrations come first, when two

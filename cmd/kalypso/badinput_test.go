@@ -190,18 +190,19 @@ spec:
 			name: "YAML injection through a workload value",
 			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana",
-					`path: "./grafana\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`)
+					`path: './grafana" # the rest of the line is cut'`)
 			},
-			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value`,
+			want:     `observability.yaml:21: DeploymentTarget "observability-grafana": rendering small/observability-grafana: value "./grafana\\" # the rest of the line is cut" of manifests.path cannot be placed as one YAML scalar where Template "argocd" at \S+/scheduler_v1alpha1_template_argocd.yaml:22 writes it: the scalar reads back as "./grafana"`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
 		{
-			name: "template in a workload value",
+			name: "YAML injection through a workload value with a line break",
 			mistake: func(t *testing.T, f *fleetFixture) {
-				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana", `path: '{{ .ConfigData | toYaml | b64enc }}'`)
+				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana",
+					`path: "./grafana\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`)
 			},
-			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value "\{\{ .ConfigData`,
+			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid path .*control characters`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
