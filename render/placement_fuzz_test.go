@@ -102,4 +102,3 @@ func documents(t testing.TB, text string) []*yaml.Node {
 		out = append(out, &n)
 	}
 }
-

@@ -287,7 +287,6 @@ func fieldLineIn(t *testing.T, manifest string) int {
 	return 0
 }
 
-
 // A long value is named by its beginning.
 func TestRefusedValueIsTruncatedInTheError(t *testing.T) {
 	value := strings.Repeat("long ", 40) + "\n  evil: true"

@@ -166,4 +166,3 @@ func sizeOfNode(n *yaml.Node) string {
 	}
 	return fmt.Sprintf("%s of %d nodes", nodeKind(n), len(n.Content))
 }
-
