@@ -8,22 +8,55 @@ import (
 // EnvironmentsDir is the folder of main that declares the environments, as in the reference.
 const EnvironmentsDir = ".environments"
 
-// LoadEnvironments reads the Environments declared in `.environments/` of main, sorted by name.
+// LoadEnvironments reads the Environments declared in `.environments/` of main, sorted by
+// name. Its errors are every problem of the declarations: decoding, guards and promotion
+// settings (an unknown upstream, a cycle, a bad duration), as main's check run reports them.
 func LoadEnvironments(main Source) ([]*Environment, Errors) {
-	var objs objects
-	var errs Errors
-	if _, err := fs.Stat(main.FS, EnvironmentsDir); err != nil {
-		return nil, nil // no .environments folder: no environments
+	d := LoadDeclarations(main)
+	return d.Environments, d.Errors
+}
+
+// Declarations are the Environments main declares in `.environments/`.
+type Declarations struct {
+	Environments []*Environment // the valid ones, sorted by name
+	Invalid      []*Object      // those declared but invalid, as far as they can be read
+	Errors       Errors
+}
+
+// InvalidOne returns the declaration of a named environment that is declared but invalid, or nil.
+func (d *Declarations) InvalidOne(name string) *Object {
+	for _, o := range d.Invalid {
+		if o.Name == name {
+			return o
+		}
 	}
-	l := newLoader(Policy{}, &errs)
+	return nil
+}
+
+// LoadDeclarations reads the Environments declared in `.environments/` of main, valid and not.
+func LoadDeclarations(main Source) *Declarations {
+	var objs objects
+	d := &Declarations{}
+	if _, err := fs.Stat(main.FS, EnvironmentsDir); err != nil {
+		return d // no .environments folder: no environments
+	}
+	l := newLoader(Policy{}, &d.Errors)
 	defer l.stop()
 	l.source(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir, &objs)
-	envs := dedupe(objs.environments, &errs)
+	envs := dedupe(objs.environments, &d.Errors)
 	sort.Slice(envs, func(i, j int) bool { return envs[i].Name < envs[j].Name })
 	for _, e := range envs {
-		ParseGuard(e, &errs)
+		ParseGuard(e, &d.Errors)
 	}
-	return envs, errs.Sorted().CapPerFile(MaxErrorsPerFile)
+	_, chainErrs := PromotionChain(envs)
+	d.Errors = append(d.Errors, chainErrs...)
+	for _, b := range objs.broken {
+		if b.Kind == KindEnvironment && b.Name != "" {
+			d.Invalid = append(d.Invalid, b)
+		}
+	}
+	d.Environments, d.Errors = envs, d.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
+	return d
 }
 
 // FindEnvironment returns the environment with the given name, or nil.

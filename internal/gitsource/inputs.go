@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
@@ -38,10 +39,11 @@ func InputsAt(repo *git.Repository, envName string, workloads scheduling.Workloa
 	if err != nil {
 		return in, nil, err
 	}
-	envs, errs := scheduling.LoadEnvironments(scheduling.Source{FS: mainHead, Prefix: MainBranch + ":"})
-	env := scheduling.FindEnvironment(envs, envName)
+	decls := scheduling.LoadDeclarations(scheduling.Source{FS: mainHead, Prefix: MainBranch + ":"})
+	errs := decls.Errors
+	env := scheduling.FindEnvironment(decls.Environments, envName)
 	if env == nil {
-		return in, errs, fmt.Errorf("environment %q is not declared in %s:%s/", envName, MainBranch, scheduling.EnvironmentsDir)
+		return in, errs, UndeclaredError(decls, envName, MainBranch+":"+scheduling.EnvironmentsDir+"/")
 	}
 	branch := env.Spec.ControlPlane.Branch
 	envCommit := envAt
@@ -68,6 +70,22 @@ func InputsAt(repo *git.Repository, envName string, workloads scheduling.Workloa
 		in.Main, err = mainAt(repo, main, opts)
 	}
 	return in, errs, err
+}
+
+// ErrInvalidEnvironment is returned for an environment that main declares, but invalidly: its
+// errors say why.
+var ErrInvalidEnvironment = errors.New("declared but invalid")
+
+// ErrUndeclaredEnvironment is returned for an environment that main does not declare.
+var ErrUndeclaredEnvironment = errors.New("not declared")
+
+// UndeclaredError says why an environment is not among the valid ones main declares in folder:
+// declared but invalid (ErrInvalidEnvironment), or not declared (ErrUndeclaredEnvironment).
+func UndeclaredError(decls *scheduling.Declarations, name, folder string) error {
+	if o := decls.InvalidOne(name); o != nil {
+		return fmt.Errorf("environment %q is %w at %s (see its errors)", name, ErrInvalidEnvironment, o.Pos)
+	}
+	return fmt.Errorf("environment %q is %w in %s", name, ErrUndeclaredEnvironment, folder)
 }
 
 // MissingCommitError says that the main commit an environment branch pins is not in the repository.
