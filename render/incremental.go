@@ -128,7 +128,7 @@ func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduli
 		}
 		list = append(list, s.Assignments[i])
 	}
-	return append(errs, groupFailures(list, failed)...).Sorted()
+	return withFileErrors(append(errs, groupFailures(list, failed)...), snap).Sorted()
 }
 
 // indexOf finds the assignment of a key in a schedule, by binary search.

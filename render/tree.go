@@ -46,7 +46,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	res.Assignments = scheduling.Schedule(snap)
 	res.Outputs = make(map[string]Files, len(res.Assignments))
 	res.renderAll(NewEngine(snap, opts...), res.Assignments)
-	res.Errors = res.Errors.Sorted()
+	res.Errors = withFileErrors(res.Errors, snap).Sorted()
 	return res
 }
 

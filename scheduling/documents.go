@@ -33,8 +33,11 @@ type objects struct {
 	schemas       []*ConfigSchema
 	configMaps    []*ConfigMap
 	broken        []*Object // objects that failed validation; kind and name as far as known
-	foreign       []*Object // documents of kinds the engine does not read (Deployment, Assignment…)
-	unreadable    bool      // some file could not be parsed, so objects may be missing
+	// unusableTemplates are broken Templates whose spec could be read (only their metadata is
+	// wrong): never used, their manifests are parsed only to report their own errors.
+	unusableTemplates []*Template
+	foreign           []*Object // documents of kinds the engine does not read (Deployment, Assignment…)
+	unreadable        bool      // some file could not be parsed, so objects may be missing
 }
 
 // internalKinds are Kalypso kinds that the reference operator generates; they are ignored.
@@ -81,6 +84,7 @@ func (o *objects) merge(f *objects) {
 	o.schemas = append(o.schemas, f.schemas...)
 	o.configMaps = append(o.configMaps, f.configMaps...)
 	o.broken = append(o.broken, f.broken...)
+	o.unusableTemplates = append(o.unusableTemplates, f.unusableTemplates...)
 	o.foreign = append(o.foreign, f.foreign...)
 	o.unreadable = o.unreadable || f.unreadable
 }
@@ -178,6 +182,7 @@ func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *E
 		spec = specTypes[kind]()
 	}
 	d.decodeEnvelope(n, kind, &meta, spec)
+	decoded := d.ok
 	obj := Object{Kind: kind, Name: meta.Name, Labels: meta.Labels, Pos: pos, lines: d.lines}
 	if obj.Labels == nil {
 		obj.Labels = map[string]string{}
@@ -185,6 +190,9 @@ func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *E
 	validateMeta(d, &obj)
 	if !d.ok {
 		objs.broken = append(objs.broken, &obj)
+		if t, ok := spec.(*TemplateSpec); ok && decoded { // its manifests still report their own errors
+			objs.unusableTemplates = append(objs.unusableTemplates, &Template{Object: obj, Spec: *t})
+		}
 		return
 	}
 	fileObject(objs, obj, spec)

@@ -25,6 +25,9 @@ type Error struct {
 	Pos    Pos
 	Object string // e.g. `ClusterType "large"`; empty when the object is unknown
 	Msg    string
+	// Also are further problems found with the same thing (an assignment that fails for more
+	// than one reason), reported with it.
+	Also []*Error
 }
 
 // Error formats the problem as `file:line: Object: message`.

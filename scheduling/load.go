@@ -40,6 +40,10 @@ type Snapshot struct {
 	Workloads     []*Workload
 	Targets       []*DeploymentTarget // this environment's deployment targets, sorted by name
 	Broken        []*Object           // objects that failed validation
+	// UnusableTemplates are broken Templates whose spec could be read: never used, their
+	// manifests are parsed only to report their own errors (a template's syntax error is not
+	// hidden by a bad label).
+	UnusableTemplates []*Template
 	// Incomplete is set when objects that decide which assignments exist could not be read:
 	// then nothing that exists in the GitOps repo may be removed.
 	Incomplete bool
@@ -190,6 +194,7 @@ func assemble(snap *Snapshot, objs *objects, pol Policy) {
 	snap.Workloads = dedupe(objs.workloads, &snap.Errors)
 	snap.Targets = deploymentTargets(snap, objs.targets, pol)
 	snap.Broken = objs.broken
+	snap.UnusableTemplates = objs.unusableTemplates
 	validatePolicies(snap)
 	snap.Incomplete = snap.Incomplete || objs.unreadable
 	for _, b := range snap.Broken {
