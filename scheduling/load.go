@@ -12,9 +12,10 @@ type Inputs struct {
 	Main        Source         // main at the commit the environment's BaseRepo pins
 	Workloads   WorkloadSource // the registered workload repositories
 	Policy      Policy         // limits on what is read and what workload repositories may say
-	// Seniority tells how long a registration has existed (smaller is older; nil: by name). When
-	// two registrations deliver Workloads or deployment targets of the same name, the older one
+	// Seniority tells how long a registration has existed (smaller is older). When two
+	// registrations deliver Workloads or deployment targets of the same name, the older one
 	// keeps it and the newer one gets the error, so that no team can take over another's names.
+	// Without it (no history), neither keeps the name: both are errors and keep their last output.
 	Seniority func(*WorkloadRegistration) int64
 }
 
@@ -74,7 +75,13 @@ func Load(in Inputs) *Snapshot {
 	}
 	snap.GitOpsRepo = pickGitOpsRepo(objs.gitopsRepos, &snap.Errors)
 	loadWorkloads(snap, &objs, in.Workloads, l)
-	bySeniority(objs.workloads, in.Seniority)
+	if in.Seniority == nil {
+		var contested []*Object
+		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors)
+		objs.broken = append(objs.broken, contested...)
+	} else {
+		bySeniority(objs.workloads, in.Seniority)
+	}
 	assemble(snap, &objs, l.pol)
 	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
 	return snap

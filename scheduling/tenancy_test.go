@@ -196,7 +196,11 @@ func TestOlderRegistrationKeepsItsNames(t *testing.T) {
 		})
 	}
 	snap := Load(tenancyInputs(victim, attacker))
-	require.Equal(t, "./victim", snap.Targets[0].Manifests["path"], "without seniority, by registration name")
+	require.Empty(t, snap.Targets, "without history, neither registration gets the name")
+	require.True(t, snap.Incomplete, "both keep their last output: nothing is removed")
+	msgs := snap.Errors.Error()
+	require.Contains(t, msgs, `wl:org/app-a/main/deploy/w.yaml:1: Workload "api": Workload "api" is also produced at wl:org/app-b/main/deploy/w.yaml:1 (registration "team-b"); without the control plane's history to tell which registration is older, neither is rendered`)
+	require.Contains(t, msgs, `wl:org/app-b/main/deploy/w.yaml:1: Workload "api": Workload "api" is also produced at wl:org/app-a/main/deploy/w.yaml:1 (registration "team-a")`)
 }
 
 // Target names can collide across workloads (a-b + c and a + b-c): the older registration

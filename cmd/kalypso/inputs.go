@@ -174,7 +174,9 @@ func (f *inputFlags) gitInputs(github *url.URL, stderr io.Writer) (scheduling.In
 	if f.workloadsDir != "" {
 		ws = dirWorkloads(f.workloadsDir)
 	}
-	return gitsource.Inputs(repo, f.environment, ws, gitsource.Limits(f.policy()))
+	in, errs, err := gitsource.Inputs(repo, f.environment, ws, gitsource.Limits(f.policy()))
+	in.Seniority = func(reg *scheduling.WorkloadRegistration) int64 { return gitsource.RegistrationAge(repo, in, reg) }
+	return in, errs, err
 }
 
 func dirWorkloads(dir string) scheduling.WorkloadSource {

@@ -86,3 +86,35 @@ func TestDivergenceWorkloadValuesAreNeverRunAsTemplates(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(data), `path: "{{ .ConfigData | toYaml | b64enc }}"`)
 }
+
+// In directory mode there is no history to tell which of two registrations delivering the same
+// Workload name is older: neither is rendered, both keep their last output, nothing is
+// removed, and the error names both files.
+func TestDirectoryModeContestedWorkloadGoesToNobody(t *testing.T) {
+	f := newFleetFixture(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
+	require.Equal(t, 0, code, stderr)
+	before := readDir(t, out)
+
+	f.write(t, "main", "workloads/aaa-other.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata:
+  name: aaa-other
+spec:
+  workload:
+    repo: https://github.com/other/svc-src
+    branch: main
+    path: ./workloads
+  workspace: other-team
+`)
+	f.write(t, "workloads", "other/svc-src/main/workloads/observability.yaml", strings.ReplaceAll(
+		observabilityWithSchemas(t, "workload.json", "target.json"), "kalypso-svc-gitops", "other-gitops"))
+	code, _, stderr = runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
+	require.Equal(t, 1, code)
+	victim := filepath.Join(f.workloads, "microsoft/kalypso-svc-src/main/workloads/observability.yaml")
+	other := filepath.Join(f.workloads, "other/svc-src/main/workloads/observability.yaml")
+	require.Contains(t, stderr, other+`:1: Workload "observability": Workload "observability" is also produced at `+victim+`:1 (registration "platform-svc"); without the control plane's history`)
+	require.Contains(t, stderr, victim+`:1: Workload "observability": Workload "observability" is also produced at `+other+`:1 (registration "aaa-other")`)
+	require.Equal(t, before, readDir(t, out), "both keep their last output, nothing is removed")
+}

@@ -204,3 +204,17 @@ func Age(repo *git.Repository, commit plumbing.Hash, file string) int {
 	}
 	return age
 }
+
+// RegistrationAge tells how long a registration has existed in a control plane's history, as
+// Inputs read it: minus the number of commits its file has been on main (at in.Main's commit)
+// or on the environment branch (at in.Env's commit) without interruption, so that older
+// registrations sort first (scheduling.Inputs.Seniority).
+func RegistrationAge(repo *git.Repository, in scheduling.Inputs, reg *scheduling.WorkloadRegistration) int64 {
+	// Main's files are shown below its prefix; the environment branch's as branch:folder/file.
+	for _, src := range []struct{ prefix, commit string }{{in.Main.Prefix, in.Main.Commit}, {in.Env.Name + ":", in.Env.Commit}} {
+		if file, ok := strings.CutPrefix(reg.Pos.File, src.prefix); ok && src.commit != "" {
+			return -int64(Age(repo, plumbing.NewHash(src.commit), file))
+		}
+	}
+	return 0
+}
