@@ -82,6 +82,7 @@ func FindBaseRepo(env Source) (file, commit string, ok bool) {
 	var errs Errors
 	l := newLoader(Policy{}, &errs)
 	defer l.stop()
+	l.only = mayHold(KindBaseRepo)
 	l.source(env, "", &objs)
 	for _, b := range objs.baseRepos {
 		if b.Name == "main" {

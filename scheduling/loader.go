@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"sync/atomic"
@@ -15,6 +16,16 @@ type loader struct {
 	errs    *Errors
 	expired atomic.Bool
 	timer   *time.Timer
+	// only, when set, tells which files are worth parsing (see mayHold); the others are skipped.
+	only func(data []byte) bool
+}
+
+// mayHold tells whether a file may hold an object of a kind: it names the kind, or has an
+// escape sequence that could spell it. Looking for one kind, the other files need no parsing.
+func mayHold(kind string) func([]byte) bool {
+	return func(data []byte) bool {
+		return bytes.Contains(data, []byte(kind)) || bytes.IndexByte(data, '\\') >= 0
+	}
 }
 
 // newLoader starts the time budget of loading; stop ends it.
@@ -57,6 +68,9 @@ func (l *loader) source(src Source, dir string, objs *objects) bool {
 		if err != nil {
 			l.errs.Add(Pos{File: display}, "", "%v", err)
 			complete = false
+			continue
+		}
+		if l.only != nil && !l.only(data) {
 			continue
 		}
 		if !parseFileUntil(display, data, objs, l.errs, l.expired.Load) {

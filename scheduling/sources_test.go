@@ -122,3 +122,16 @@ func (e expiringFS) ReadFile(name string) ([]byte, error) {
 	}
 	return e.MapFS.ReadFile(name)
 }
+
+// Looking for the BaseRepo parses only the files that may hold one, however it is written.
+func TestFindBaseRepoParsesOnlyFilesThatMayHoldOne(t *testing.T) {
+	env := fstest.MapFS{
+		"bomb.yaml": {Data: []byte(brokenDocuments(50))},
+		"base.yaml": {Data: []byte("apiVersion: scheduler.kalypso.io/v1alpha1\nkind: \"Base\\x52epo\"\nmetadata: {name: main}\nspec: {repo: r, branch: main, path: ., commit: abc}\n")},
+	}
+	file, commit, ok := FindBaseRepo(Source{FS: env, Prefix: "dev:"})
+	require.True(t, ok)
+	require.Equal(t, "dev:base.yaml", file)
+	require.Equal(t, "abc", commit)
+	require.False(t, mayHold(KindBaseRepo)(env["bomb.yaml"].Data), "the file of broken ConfigMaps is not parsed")
+}
