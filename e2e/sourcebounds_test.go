@@ -22,9 +22,9 @@ const (
 	maxPeakRSSMiB = 128
 	// maxBombCPUSeconds bounds the CPU time the app spends on a push of a file of thousands of
 	// broken documents, reporting it included.
-	maxBombCPUSeconds = 10
+	maxBombCPUSeconds = 5
 	// maxBombRESTCalls bounds the REST calls a push of that file costs, whatever its errors.
-	maxBombRESTCalls = 30
+	maxBombRESTCalls = 10
 	// latencyFactor bounds how much slower an unrelated reconcile gets while the file stays.
 	latencyFactor = 10
 )

@@ -88,8 +88,9 @@ type Refuser interface {
 // file, in path order, except those matched by the `.sourceignore` at the root of fsys, as
 // Flux does — with their sizes, without reading them. It checks the limits of the policy
 // (unset ones at their defaults) against all of them together, each path counted even when
-// several name the same content; a breach is a *SourceLimitError and nothing may be read. A
-// file system that already refused the source (a Refuser) gives its own reason.
+// several name the same content (a file above MaxFileBytes is never read, and counts only as a
+// file); a breach is a *SourceLimitError and nothing may be read. A file system that already
+// refused the source (a Refuser) gives its own reason.
 func SelectFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 	if r, ok := fsys.(Refuser); ok {
 		if err := r.Refused(); err != nil {
@@ -126,7 +127,9 @@ func SelectFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 			return err
 		}
 		files = append(files, SourceFile{Path: p, Size: info.Size()})
-		total += info.Size()
+		if info.Size() <= pol.MaxFileBytes { // a larger file is not read: it is an error of its own
+			total += info.Size()
+		}
 		return nil
 	})
 	if err != nil {

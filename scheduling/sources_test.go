@@ -54,6 +54,10 @@ func TestSelectFilesCountsWhatWouldBeRead(t *testing.T) {
 	files, err = SelectFiles(fsys, "b", Policy{MaxSourceBytes: 1000})
 	require.NoError(t, err, "only the folder read counts")
 	require.Len(t, files, 1)
+	fsys["huge.yaml"] = &fstest.MapFile{Data: []byte(strings.Repeat("x", 5000))}
+	files, err = SelectFiles(fsys, "", Policy{MaxSourceBytes: 3000, MaxFileBytes: 4000})
+	require.NoError(t, err, "a file above the file limit is never read: it does not count")
+	require.Len(t, files, 4, "it is listed, to be reported")
 }
 
 // A source over its limits is one error on it, and none of its files is read: the decision is
