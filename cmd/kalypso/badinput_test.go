@@ -41,7 +41,12 @@ spec:
       matchLabels:
         size: small
 `)
-	f.write(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
+	f.write(t, "workloads", observabilityFile, observabilityWorkload)
+	return f
+}
+
+// observabilityWorkload is the fixture's Workload: targets prometheus and grafana in dev.
+const observabilityWorkload = `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: Workload
 metadata:
   name: observability
@@ -62,9 +67,7 @@ spec:
         repo: https://github.com/microsoft/kalypso-svc-gitops
         branch: dev
         path: ./grafana
-`)
-	return f
-}
+`
 
 func (f *fleetFixture) dir(which string) string {
 	return map[string]string{"main": f.main, "env": f.env, "workloads": f.workloads}[which]

@@ -21,37 +21,22 @@ func schemaDoc(t *testing.T, name, indent string) string {
 // observabilityWithSchemas is the fixture's workload with a JSON schema for the whole
 // workload and one for its grafana target, as the reference's Workloads carry them.
 func observabilityWithSchemas(t *testing.T, workloadSchema, grafanaSchema string) string {
-	return `apiVersion: scheduler.kalypso.io/v1alpha1
-kind: Workload
-metadata:
-  name: observability
-  labels:
-    type: service
-    stack: observability
-spec:
-  configSchemas:
-    - ` + schemaDoc(t, workloadSchema, "      ") + `  deploymentTargets:
-    - name: prometheus
-      environment: dev
-      manifests:
-        repo: https://github.com/microsoft/kalypso-svc-gitops
-        branch: dev
-        path: ./prometheus
-    - name: grafana
-      environment: dev
-      configSchemas:
-        - ` + schemaDoc(t, grafanaSchema, "          ") + `      manifests:
-        repo: https://github.com/microsoft/kalypso-svc-gitops
-        branch: dev
-        path: ./grafana
-`
+	return strings.NewReplacer(
+		"spec:\n", "spec:\n  configSchemas:\n    - "+schemaDoc(t, workloadSchema, "      "),
+		"      environment: dev\n      manifests:\n        repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./grafana",
+		"      environment: dev\n      configSchemas:\n        - "+schemaDoc(t, grafanaSchema, "          ")+
+			"      manifests:\n        repo: https://github.com/microsoft/kalypso-svc-gitops\n        branch: dev\n        path: ./grafana",
+	).Replace(observabilityWorkload)
 }
+
+// observabilityFile is the fixture's workload, below its workloads folder.
+const observabilityFile = "microsoft/kalypso-svc-src/main/workloads/observability.yaml"
 
 // JSON-schema documents on a Workload and on one of its targets are schemas, not names: they
 // are applied to the composed config of the target's assignments, the Workload's to every
 // target, as the reference applies them.
 func TestWorkloadConfigSchemasAreJSONSchemaDocuments(t *testing.T) {
-	const file = "microsoft/kalypso-svc-src/main/workloads/observability.yaml"
+	const file = observabilityFile
 	f := newFleetFixture(t)
 	f.write(t, "workloads", file, observabilityWithSchemas(t, "workload.json", "target.json"))
 	code, stdout, stderr := runCLI(t, append([]string{"validate"}, f.args()...)...)
@@ -66,7 +51,8 @@ func TestWorkloadConfigSchemasAreJSONSchemaDocuments(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(out, "small/observability-grafana/reconciler.yaml"))
 	require.FileExists(t, filepath.Join(out, "small/observability-prometheus/reconciler.yaml"), "the other target is rendered")
 
-	f.write(t, "workloads", file, strings.Replace(observabilityWithSchemas(t, "workload.json", "target.json"), `"required": ["CLUSTER_NAME"]`, `"required": ["CLUSTER_NAME", "REPLICAS"]`, 1))
+	f.write(t, "workloads", file, observabilityWithSchemas(t, "workload.json", "target.json"))
+	f.edit(t, "workloads", file, `"required": ["CLUSTER_NAME"]`, `"required": ["CLUSTER_NAME", "REPLICAS"]`)
 	code, _, stderr = runCLI(t, append([]string{"validate"}, f.args()...)...)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "config of 2 assignments (large/observability-grafana, small/observability-grafana): config data validation failed")
