@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"text/template"
 
@@ -14,18 +15,31 @@ import (
 // ClusterTypes naming templates that do not exist (scheduled or not), and ConfigSchemas that
 // are not valid JSON schemas (applied or not). Assignments that depend on them report the same
 // problems, which de-duplication merges.
-func fileErrors(snap *scheduling.Snapshot) scheduling.Errors {
+// The engine's templates are used when there is an engine (nil: they are parsed here).
+func fileErrors(snap *scheduling.Snapshot, e *Engine) scheduling.Errors {
 	var errs scheduling.Errors
-	fm := parseFuncMap()
+	var fm template.FuncMap
+	parse := func(t *scheduling.Template) *scheduling.Error {
+		if fm == nil {
+			fm = parseFuncMap()
+		}
+		return parseManifests(t, fm)
+	}
 	known := map[string]bool{}
-	for name, t := range snap.Templates {
+	for _, name := range slices.Sorted(maps.Keys(snap.Templates)) {
 		known[name] = true
-		if err := parseManifests(t, fm); err != nil {
+		err := (*scheduling.Error)(nil)
+		if ct, ok := e.compiledTemplate(name); ok {
+			err = ct.err
+		} else {
+			err = parse(snap.Templates[name])
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, t := range snap.UnusableTemplates {
-		if err := parseManifests(t, fm); err != nil {
+		if err := parse(t); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -70,7 +84,16 @@ func parseManifests(t *scheduling.Template, fm template.FuncMap) *scheduling.Err
 	return nil
 }
 
+// compiledTemplate returns the engine's compiled valid Template of a name; false without an engine.
+func (e *Engine) compiledTemplate(name string) (*compiledTemplate, bool) {
+	if e == nil {
+		return nil, false
+	}
+	ct, ok := e.templates[name]
+	return ct, ok && ct.tpl != nil
+}
+
 // withFileErrors adds the file errors of a snapshot to a result's errors.
-func withFileErrors(errs scheduling.Errors, snap *scheduling.Snapshot) scheduling.Errors {
-	return slices.Concat(errs, fileErrors(snap))
+func withFileErrors(errs scheduling.Errors, snap *scheduling.Snapshot, e *Engine) scheduling.Errors {
+	return slices.Concat(errs, fileErrors(snap, e))
 }

@@ -72,6 +72,13 @@ func placeholder(i int) string { return "kalypsoValue" + strconv.Itoa(i) + "z" }
 
 // newPlacement returns the placement check of a target's manifests, nil when every value is inert.
 func newPlacement(manifests map[string]string) *placement {
+	allInert := true
+	for _, v := range manifests {
+		allInert = allInert && inert(v)
+	}
+	if allInert {
+		return nil
+	}
 	var values []checkedValue
 	for _, k := range slices.Sorted(maps.Keys(manifests)) {
 		if v := manifests[k]; !inert(v) {
