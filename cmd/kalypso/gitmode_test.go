@@ -78,17 +78,7 @@ func TestGitModeErrorsNameTheBranch(t *testing.T) {
 // name is older, as the app's does: the older keeps it, the newer gets the error.
 func TestGitModeOlderRegistrationKeepsAContestedName(t *testing.T) {
 	repo, _ := sampleRepo(t)
-	require.NoError(t, os.WriteFile(filepath.Join(repo, "workloads", "aaa-other.yaml"), []byte(`apiVersion: scheduler.kalypso.io/v1alpha1
-kind: WorkloadRegistration
-metadata:
-  name: aaa-other
-spec:
-  workload:
-    repo: https://github.com/other/svc-src
-    branch: main
-    path: ./workloads
-  workspace: other-team
-`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "workloads", "aaa-other.yaml"), []byte(otherRegistration), 0o644))
 	gitRun(t, repo, "add", "-A")
 	gitRun(t, repo, "commit", "-q", "-m", "a newer registration, named to sort first")
 	head := gitRun(t, repo, "rev-parse", "HEAD")

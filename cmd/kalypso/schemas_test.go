@@ -83,17 +83,7 @@ func TestDirectoryModeContestedWorkloadGoesToNobody(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	before := readDir(t, out)
 
-	f.write(t, "main", "workloads/aaa-other.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
-kind: WorkloadRegistration
-metadata:
-  name: aaa-other
-spec:
-  workload:
-    repo: https://github.com/other/svc-src
-    branch: main
-    path: ./workloads
-  workspace: other-team
-`)
+	f.write(t, "main", "workloads/aaa-other.yaml", otherRegistration)
 	f.write(t, "workloads", "other/svc-src/main/workloads/observability.yaml", strings.ReplaceAll(
 		observabilityWithSchemas(t, "workload.json", "target.json"), "kalypso-svc-gitops", "other-gitops"))
 	code, _, stderr = runCLI(t, append([]string{"render", "--out", out}, f.args()...)...)
@@ -104,3 +94,16 @@ spec:
 	require.Contains(t, stderr, victim+`:1: Workload "observability": Workload "observability" is also produced at `+other+`:1 (registration "aaa-other")`)
 	require.Equal(t, before, readDir(t, out), "both keep their last output, nothing is removed")
 }
+
+// otherRegistration registers another team's repository, other/svc-src, named to sort first.
+const otherRegistration = `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata:
+  name: aaa-other
+spec:
+  workload:
+    repo: https://github.com/other/svc-src
+    branch: main
+    path: ./workloads
+  workspace: other-team
+`
