@@ -45,10 +45,10 @@ test: vet tools browser shells ## run every test (unit, conformance, end to end,
 
 FUZZTIME ?= 10s
 
-fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each (findings are kept in scheduling/testdata/fuzz)
+fuzz: ## fuzz the object decoder and the workload-value checks for FUZZTIME each (findings are kept in scheduling/testdata/fuzz and render/testdata/fuzz)
 	@echo "==> fuzzing the object decoder and the workload-value checks for $(FUZZTIME) each"
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./scheduling
-	$(GO) test -run '^$$' -fuzz '^FuzzWorkloadValues$$' -fuzztime $(FUZZTIME) ./scheduling
+	$(GO) test -run '^$$' -fuzz '^FuzzWorkloadValues$$' -fuzztime $(FUZZTIME) ./render
 
 e2e: ## run only the end-to-end scenarios against the GitHub simulator
 	@echo "==> running the end-to-end scenarios"

@@ -159,7 +159,7 @@ func Default(_ func(string) string) *Config {
 			HTTPCacheMB: DefaultHTTPCacheMB,
 		},
 		Cache:     Cache{MaxBytes: DefaultCacheMaxBytes},
-		Sources:   Sources{MaxFileBytes: DefaultMaxFileBytes},
+		Sources:   defaultSources(),
 		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion: Promotion{PollInterval: Duration(15 * time.Second), MaxClusters: DefaultMaxClusters},
 		Preview:   Preview{Enabled: true, Comment: true},

@@ -43,6 +43,9 @@
 //	cache.dir                   KALYPSO_CACHE_DIR                      "" (in memory)
 //	cache.maxBytes              KALYPSO_CACHE_MAX_BYTES                1Gi (0: no limit)
 //	sources.maxFileBytes        KALYPSO_SOURCES_MAX_FILE_BYTES         4Mi
+//	sources.maxSourceBytes      KALYPSO_SOURCES_MAX_SOURCE_BYTES       16Mi
+//	sources.maxSourceFiles      KALYPSO_SOURCES_MAX_SOURCE_FILES       10000
+//	sources.loadTimeout         KALYPSO_SOURCES_LOAD_TIMEOUT           30s
 //	sources.manifestHosts       KALYPSO_SOURCES_MANIFEST_HOSTS         the host of github.webURL
 //	resync.interval             KALYPSO_RESYNC_INTERVAL                10m (0 disables)
 //	promotion.pollInterval      KALYPSO_PROMOTION_POLL_INTERVAL        15s

@@ -64,10 +64,7 @@ func Keys() []Key {
 			str(func(c *Config) *string { return &c.Cache.Dir })),
 		key("cache.maxBytes", "1Gi", "Size of the git cache (bytes or a quantity such as 512Mi) above which the least recently used repositories are evicted; 0 means no limit.",
 			byteSize(func(c *Config) *ByteSize { return &c.Cache.MaxBytes })),
-		key("sources.maxFileBytes", "4Mi", "Largest YAML file read from a control-plane or workload repository; a larger file is an error at its path.",
-			byteSize(func(c *Config) *ByteSize { return &c.Sources.MaxFileBytes })),
-		key("sources.manifestHosts", "the host of github.webURL", "Hosts a deployment target's manifests.repo may name (comma-separated in the variable); a workload naming another host is an error at its line.",
-			list(func(c *Config) *[]string { return &c.Sources.ManifestHosts })),
+	}, sourcesKeys(), []Key{
 		key("resync.interval", "10m", "Period of the full resync, which also runs at start; 0 disables the periodic run.",
 			dur(func(c *Config) *Duration { return &c.Resync.Interval })),
 		key("promotion.pollInterval", "15s", "How often cluster commit statuses are polled while a promotion waits for compliance.",

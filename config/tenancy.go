@@ -11,20 +11,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Defaults of the tenancy and memory settings.
-const (
-	DefaultCacheMaxBytes = 1 << 30 // 1 GiB of cached repositories
-	DefaultMaxFileBytes  = 4 << 20 // 4 MiB for one YAML file of a control plane or workload repository
-)
+// DefaultCacheMaxBytes is the default size of the git cache: 1 GiB of cached repositories.
+const DefaultCacheMaxBytes = 1 << 30
 
 // listSeparator separates the items of a list setting in its environment variable.
 const listSeparator = ","
-
-// Sources holds the limits on what is read from control-plane and workload repositories.
-type Sources struct {
-	MaxFileBytes  ByteSize `yaml:"maxFileBytes"`  // largest YAML file read from a repository
-	ManifestHosts []string `yaml:"manifestHosts"` // hosts a deployment target's manifests.repo may name
-}
 
 // AllowedManifestHosts returns sources.manifestHosts, or the host of github.webURL when unset.
 func (c *Config) AllowedManifestHosts() []string {
@@ -134,7 +125,7 @@ func (c *Config) tenancyProblems() []string {
 		}
 	}
 	p = appendIf(p, c.Cache.MaxBytes < 0, "cache.maxBytes", "must not be negative (0 means no limit)")
-	return appendIf(p, c.Sources.MaxFileBytes <= 0, "sources.maxFileBytes", "must be positive")
+	return append(p, c.sourcesProblems()...)
 }
 
 // checkPattern accepts OWNER/REPO patterns whose parts are globs.

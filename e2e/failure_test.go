@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -116,43 +115,51 @@ spec:
 	}
 }
 
-// A change with more errors than GitHub takes in one request (50 annotations) still ends in
-// one failing check run holding every annotation.
-func TestE2EManyErrorsEndInOneCheckRunWithAllAnnotations(t *testing.T) {
-	const n = 73
-	var b strings.Builder
-	wantLines := make([]int, 0, n)
-	line := 1
-	for i := range n {
-		if i > 0 {
-			b.WriteString("---\n")
-			line++
+// A change with more errors than GitHub takes in one request (50 annotations) ends in one
+// failing check run created in one request: the first 50 errors are annotations at their
+// lines, the others are listed in its text; a file reports at most 20 errors and counts the
+// rest.
+func TestE2EManyErrorsEndInOneCheckRunWithBoundedAnnotations(t *testing.T) {
+	const files, perFile = 4, 19
+	changes := map[string]*string{}
+	for f := range files {
+		var b strings.Builder
+		for i := range perFile {
+			if i > 0 {
+				b.WriteString("---\n")
+			}
+			b.WriteString(clusterType(fmt.Sprintf("broken-%d-%02d", f, i), "tiny") + "  colour: blue\n")
 		}
-		doc := clusterType(fmt.Sprintf("broken-%02d", i), "tiny") + "  colour: blue\n"
-		b.WriteString(doc)
-		wantLines = append(wantLines, line+strings.Count(doc, "\n")-1)
-		line += strings.Count(doc, "\n")
+		changes[fmt.Sprintf("cluster-types/broken-%d.yaml", f)] = str(b.String())
 	}
+	var many strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&many, "---\n%s  colour: blue\n", clusterType(fmt.Sprintf("many-%02d", i), "tiny"))
+	}
+	changes["cluster-types/many.yaml"] = str(many.String())
 	w := newWorld(t)
 	w.start()
-	sha := w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/broken.yaml": str(b.String())})
+	w.sim.ResetCalls()
+	sha := w.commit(sample.ControlPlane, "dev", changes)
 
 	runs := w.checks(sample.ControlPlane, sha, "dev")
 	require.Len(t, runs, 1, "one check run for dev on the commit")
 	require.Equal(t, "failure", runs[0].GetConclusion())
 	require.Equal(t, "completed", runs[0].GetStatus())
+	require.Zero(t, w.sim.CallCount("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"), "no request adds annotations")
 	anns, _, err := w.sim.CheckRunDetails(runs[0].GetID())
 	require.NoError(t, err)
-	require.Len(t, anns, n, "every error is an annotation")
-	var lines []int
+	require.Len(t, anns, 50, "the first 50 errors are annotations")
 	for _, a := range anns {
-		require.Equal(t, "cluster-types/broken.yaml", a.GetPath())
+		require.Contains(t, a.GetPath(), "cluster-types/broken-")
 		require.Contains(t, a.GetMessage(), `unknown field "colour"`)
-		lines = append(lines, a.GetStartLine())
 	}
-	sort.Ints(lines)
-	require.Equal(t, wantLines, lines, "each annotation at its document's bad line")
-	require.Contains(t, runs[0].GetOutput().GetTitle(), fmt.Sprintf("%d errors", n))
+	total := files*perFile + 21 // many.yaml: 20 errors and one that counts the other 10
+	require.Contains(t, runs[0].GetOutput().GetTitle(), fmt.Sprintf("%d errors", total))
+	text := runs[0].GetOutput().GetText()
+	require.Contains(t, text, fmt.Sprintf("%d more errors beyond the first 50, which are annotations", total-50))
+	require.Contains(t, text, "cluster-types/many.yaml:")
+	require.Contains(t, text, "and 10 more errors in this file (at most 20 are reported per file)")
 }
 
 // A broken workload definition fails the check run on the workload repository's commit, with
@@ -196,19 +203,20 @@ func TestE2EBrokenWorkloadFailsCheckRunOnItsCommit(t *testing.T) {
 func TestE2ECheckRunOutputStaysWithinSizeLimits(t *testing.T) {
 	const n = 150
 	field := strings.Repeat("x", 400)
-	var b strings.Builder
+	changes := map[string]*string{}
 	for i := range n {
-		fmt.Fprintf(&b, "---\n%s  %s: 1\n", clusterType(fmt.Sprintf("broken-%03d", i), "tiny"), field)
+		changes[fmt.Sprintf("cluster-types/broken-%03d.yaml", i)] = str(fmt.Sprintf("%s  %s: 1\n", clusterType(fmt.Sprintf("broken-%03d", i), "tiny"), field))
 	}
 	w := newWorld(t)
 	w.start()
-	cpSHA := w.commit(sample.ControlPlane, "dev", map[string]*string{"cluster-types/broken.yaml": str(b.String())})
+	cpSHA := w.commit(sample.ControlPlane, "dev", changes)
 	cpRun := w.check(sample.ControlPlane, cpSHA, "dev")
 	require.NotNil(t, cpRun)
 	require.Equal(t, "failure", cpRun.GetConclusion())
 	anns, _, err := w.sim.CheckRunDetails(cpRun.GetID())
 	require.NoError(t, err)
-	require.Len(t, anns, n, "every error is an annotation on the commit that caused it")
+	require.Len(t, anns, 50, "the first errors are annotations on the commit that caused them")
+	require.LessOrEqual(t, len([]rune(cpRun.GetOutput().GetText())), 65535, "the others are listed in the text, which fits")
 
 	// On a workload commit the control plane's errors are not annotations: they go to the
 	// text, which is too long for GitHub and must be truncated.

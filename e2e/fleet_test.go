@@ -286,7 +286,7 @@ func TestE2EFleetShowsErrorsAtTheirLineEscaped(t *testing.T) {
 	w := fleetWorld(t)
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "alice", "admin"))
 	alice := w.signIn("alice")
-	w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/observability.yaml": str(observability("./<script>alert(1)</script>"))})
+	w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/observability.yaml": str(observability(`'./<script>alert(1)</script>" # cut'`))})
 	dev := w.waitFleet(alice, "dev", "the workload's error", func(e fleetview.Environment) bool {
 		for _, p := range e.Errors {
 			if strings.Contains(p.File, "workloads/observability.yaml") && p.Line > 0 {

@@ -99,13 +99,14 @@ func TestE2ESecondClaimantOfAGitOpsBranchNeverWrites(t *testing.T) {
 	require.Len(t, w.appPRs(), 2, "still one pull request per environment")
 }
 
-// Values of a workload repository are validated and never executed: a YAML or template
-// injection through manifests.path fails the workload's check run at its line, and the
-// target keeps its last good output.
+// Values of a workload repository are free text, never executed, and must land as exactly the
+// scalar the template writes them into: a value that would cut the quoted path short (or add
+// keys, documents or items) fails the workload's check run at the value's line, naming the
+// template's line, and the target keeps its last good output.
 func TestE2EWorkloadValuesCannotInjectManifests(t *testing.T) {
 	for name, path := range map[string]string{
-		"yaml":     `"./prometheus\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`,
-		"template": `'{{ .ConfigData | toYaml | b64enc }}'`,
+		"comment cutting the quoted value": `'./prometheus" # the rest is cut'`,
+		"flow mapping and new key":         `'./prometheus", prune: false, x: "'`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
@@ -120,17 +121,28 @@ func TestE2EWorkloadValuesCannotInjectManifests(t *testing.T) {
 			require.NotEmpty(t, anns)
 			require.Equal(t, "workloads/observability.yaml", anns[0].GetPath())
 			require.Equal(t, 15, anns[0].GetStartLine(), "the line of manifests.path")
-			require.Contains(t, anns[0].GetMessage(), "manifests.path: invalid")
+			require.Contains(t, anns[0].GetMessage(), "of manifests.path cannot be placed as one YAML scalar where Template \"arc-flux\" at ")
 			after := w.tree("kalypso/dev")
 			for p, content := range after {
-				require.NotContains(t, content, "ClusterRoleBinding", p)
-				require.NotContains(t, content, "prune: true\n---", p)
+				require.NotContains(t, content, "the rest is cut", p)
+				require.NotContains(t, content, "prune: false", p)
 				if strings.Contains(p, "observability-prometheus") {
 					require.Equal(t, before[p], content, "the target keeps its last good output: %s", p)
 				}
 			}
 		})
 	}
+}
+
+// Template text in a workload value is written as it is, never run with the platform's config.
+func TestE2EWorkloadValuesAreNeverRunAsTemplates(t *testing.T) {
+	w := newWorld(t)
+	w.start()
+	sha := w.commit(sample.WorkloadRepo, "main", map[string]*string{"workloads/observability.yaml": str(observability(`'{{ .ConfigData | toYaml | b64enc }}'`))})
+	require.Equal(t, "success", w.check(sample.WorkloadRepo, sha, "dev").GetConclusion())
+	reconciler := w.tree("kalypso/dev")["large/observability-prometheus/reconciler.yaml"]
+	require.Contains(t, reconciler, `path: "{{ .ConfigData | toYaml | b64enc }}"`)
+	require.NotContains(t, reconciler, "mysql")
 }
 
 // A second registration, added later but named to sort first, is harmless when the platform

@@ -70,11 +70,13 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 	var platform, azure []ConfigSource
 	for _, cm := range snap.ConfigMaps {
 		p, az := isPlatformConfig(cm.Name, cm.Labels)
+		src := ParseConfigMap(cm.Name, cm.Labels, cm.Data)
+		src.origin = cm
 		if p {
-			platform = append(platform, ParseConfigMap(cm.Name, cm.Labels, cm.Data))
+			platform = append(platform, src)
 		}
 		if az {
-			azure = append(azure, ParseConfigMap(cm.Name, cm.Labels, cm.Data))
+			azure = append(azure, src)
 		}
 	}
 	idx := &configIndex{set: NewConfigSet(platform, azure)}
@@ -87,17 +89,34 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 }
 
 // configFor composes and validates the config of an assignment, whose matching entries
-// (ConfigSet.Matching) are sel.
+// (ConfigSet.Matching) are sel. An invalid ConfigMap that may apply fails the assignment, and
+// does not hide what the valid ones violate: the schemas' violations at a value are reported
+// with it (a missing value is not: the invalid ConfigMap may hold it).
 func (e *Engine) configFor(a *scheduling.Assignment, sel []int) (map[string]any, *scheduling.Error) {
 	ct, dt := a.ClusterType, a.Target
+	var invalid *scheduling.Error
 	for _, b := range e.config.broken {
 		if _, az := isPlatformConfig(b.Name, b.Labels); b.Unknown || az || LabelsMatch(b.Labels, ct.Name, ct.Labels, dt.Name, dt.Labels) {
-			return nil, &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: fmt.Sprintf("cannot compose the config of %s: this ConfigMap is invalid", a.Key())}
+			invalid = &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: fmt.Sprintf("cannot compose the config of %s: this ConfigMap is invalid", a.Key())}
+			break
 		}
 	}
 	composed, key := e.config.compose(sel)
 	cfg := composed.data
-	if err := e.schemas.validate(a, cfg, key); err != nil {
+	err := e.schemas.validate(a, cfg, key, func(k string) (*scheduling.ConfigMap, scheduling.Pos) { return e.config.set.origin(sel, k) })
+	switch {
+	case invalid != nil:
+		if err != nil {
+			for _, v := range append([]*scheduling.Error{err}, err.Also...) {
+				if v.Object != "" && strings.HasPrefix(v.Object, scheduling.KindConfigMap) {
+					c := *v
+					c.Also = nil
+					invalid.Also = append(invalid.Also, &c)
+				}
+			}
+		}
+		return nil, invalid
+	case err != nil:
 		return nil, err
 	}
 	return cfg, nil

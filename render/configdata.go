@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // Label keys with a fixed meaning when a label set is matched against a cluster type and deployment target.
@@ -52,6 +54,8 @@ func labelMatches(k, v, ctName string, ctLabels map[string]string, dtName string
 type configEntry struct {
 	labels map[string]string
 	data   map[string]any
+	origin *scheduling.ConfigMap // where it is written, when known
+	rawKey string                // the data key of an azure-app-config entry ("" for a ConfigMap)
 }
 
 // ConfigSet is an immutable, prepared set of config sources; safe for concurrent use.
@@ -67,7 +71,7 @@ type ConfigSet struct {
 func NewConfigSet(platform, azure []ConfigSource) *ConfigSet {
 	s := &ConfigSet{}
 	for _, src := range sortedByName(platform) {
-		s.entries = append(s.entries, configEntry{labels: src.Labels, data: src.Data})
+		s.entries = append(s.entries, configEntry{labels: src.Labels, data: src.Data, origin: src.origin})
 	}
 	for _, src := range sortedByName(azure) {
 		s.entries = append(s.entries, azureEntries(src)...)
@@ -97,7 +101,7 @@ func azureEntries(src ConfigSource) []configEntry {
 	entries := make([]configEntry, 0, len(keys))
 	for _, k := range keys {
 		labels, name := ParseAzureKey(k)
-		entries = append(entries, configEntry{labels: labels, data: map[string]any{name: src.Data[k]}})
+		entries = append(entries, configEntry{labels: labels, data: map[string]any{name: src.Data[k]}, origin: src.origin, rawKey: k})
 	}
 	return entries
 }
@@ -120,6 +124,23 @@ func (s *ConfigSet) Compose(selection []int) map[string]any {
 		Merge(out, s.entries[i].data)
 	}
 	return out
+}
+
+// origin returns where the value of a top-level key of the config composed from a selection
+// was last written: the ConfigMap and the position of its data key; nil when unknown.
+func (s *ConfigSet) origin(selection []int, key string) (*scheduling.ConfigMap, scheduling.Pos) {
+	for i := len(selection) - 1; i >= 0; i-- {
+		e := s.entries[selection[i]]
+		if _, ok := e.data[key]; !ok || e.origin == nil {
+			continue
+		}
+		dataKey := e.rawKey
+		if dataKey == "" {
+			dataKey = key
+		}
+		return e.origin, e.origin.At("data." + dataKey)
+	}
+	return nil, scheduling.Pos{}
 }
 
 // SelectionKey encodes a selection returned by Matching as a string usable as a cache key.

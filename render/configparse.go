@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	yaml2 "go.yaml.in/yaml/v2"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // ConfigSource is one config ConfigMap with every value parsed once by ParseConfigValue; treat it as read-only.
@@ -18,6 +20,7 @@ type ConfigSource struct {
 	Name   string
 	Labels map[string]string
 	Data   map[string]any
+	origin *scheduling.ConfigMap // the ConfigMap it was read from, when known
 }
 
 // ParseConfigMap parses every value of a ConfigMap's data into a ConfigSource.

@@ -36,6 +36,7 @@ type Engine struct {
 	config    *configIndex
 	schemas   *schemaIndex
 	expired   atomic.Bool // the deadline of the environment's rendering has passed
+	verdicts  *placementVerdicts
 	mu        sync.Mutex
 	free      []*executor // executors not in use
 }
@@ -52,7 +53,7 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap)}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
 	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
@@ -149,6 +150,7 @@ func (e *Engine) Render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 type targetValues struct {
 	name, environment, workspace, workload string
 	labels, manifests                      map[string]string
+	placement                              *placement // nil when every value is inert
 }
 
 func newTargetValues(dt *scheduling.DeploymentTarget) *targetValues {
@@ -159,6 +161,7 @@ func newTargetValues(dt *scheduling.DeploymentTarget) *targetValues {
 		workload:    untrusted(dt.Labels["workload"]),
 		labels:      untrustedMap(dt.Labels),
 		manifests:   untrustedMap(dt.Manifests),
+		placement:   newPlacement(dt.Manifests),
 	}
 }
 
@@ -202,6 +205,7 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 		{"spec.configType", ct.Spec.ConfigType},
 	}
 	x.buf.Reset()
+	x.spans = x.spans[:0]
 	var ends [3]int // where each file ends in buf
 	var config *compiledTemplate
 	for i, role := range roles {
@@ -214,7 +218,13 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 		}
 		ends[i], config = x.buf.Len(), tpl
 	}
-	return x.files(ends, config.tpl.Spec.ContentType == "sh"), nil
+	shell := config.tpl.Spec.ContentType == "sh"
+	if p := x.targets[a.Target].placement; p != nil {
+		if err := x.checkPlacement(a, td, p, shell); err != nil {
+			return Files{}, err
+		}
+	}
+	return x.files(ends, shell), nil
 }
 
 // files are the assignment's output, the first ends[2] bytes of buf, copied at once into one
@@ -255,7 +265,9 @@ func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.
 		}
 		if buf.Len() == start {
 			buf.Truncate(mark)
+			start = mark
 		}
+		x.spans = append(x.spans, manifestSpan{t: t, i: i, start: start, end: buf.Len(), simple: x.lastCompiled && !x.lastNested})
 	}
 	return nil
 }
@@ -276,7 +288,7 @@ func (x *executor) executeNested(p *template.Template, plan compiledManifest, td
 	if err := x.executeFirst(p, plan, td); err != nil {
 		return err
 	}
-	if !needsMorePasses(buf.Bytes()[start:]) {
+	if x.lastNested = needsMorePasses(buf.Bytes()[start:]); !x.lastNested {
 		return nil
 	}
 	out := string(buf.Bytes()[start:])
@@ -304,10 +316,12 @@ func (x *executor) executeNested(p *template.Template, plan compiledManifest, td
 // executeFirst is the first pass of a manifest: its compiled form if it has one and that
 // succeeds, else text/template from the same budget and output.
 func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td *templateData) error {
+	x.lastCompiled = false
 	if plan != nil {
 		left, output, start := x.b.left, x.b.output, x.buf.Len()
 		if plan.run(x, td) == nil {
 			x.ran++
+			x.lastCompiled = true
 			return nil
 		}
 		x.b.left, x.b.output = left, output

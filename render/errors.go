@@ -28,23 +28,28 @@ func groupFailures(list []*scheduling.Assignment, failed map[string]*scheduling.
 		if e == nil {
 			continue
 		}
-		shape := e.Pos.String() + "\x00" + e.Object + "\x00" + strings.Replace(e.Msg, a.Key(), "\x01", 1)
-		g := groups[shape]
-		if g == nil {
-			g = &group{first: e}
-			groups[shape] = g
-			order = append(order, shape)
+		for _, e := range append([]*scheduling.Error{e}, e.Also...) {
+			shape := e.Pos.String() + "\x00" + e.Object + "\x00" + strings.Replace(e.Msg, a.Key(), "\x01", 1)
+			g := groups[shape]
+			if g == nil {
+				g = &group{first: e}
+				groups[shape] = g
+				order = append(order, shape)
+			}
+			g.keys = append(g.keys, a.Key())
 		}
-		g.keys = append(g.keys, a.Key())
 	}
 	out := make(scheduling.Errors, 0, len(order))
 	for _, shape := range order {
 		g := groups[shape]
 		if len(g.keys) == 1 {
-			out = append(out, g.first)
+			c := *g.first
+			c.Also = nil
+			out = append(out, &c)
 			continue
 		}
 		c := *g.first
+		c.Also = nil
 		c.Msg = strings.Replace(c.Msg, g.keys[0], describeKeys(g.keys), 1)
 		out = append(out, &c)
 	}

@@ -23,6 +23,9 @@ type executor struct {
 	nout   *limitedWriter                             // writes to nested
 	ran    int                                        // manifests run compiled, for tests
 	td     templateData                               // what the assignment being rendered sees
+	spans  []manifestSpan                             // where each manifest of the assignment is in buf
+	// lastCompiled and lastNested tell how the last manifest ran: compiled, and with nested passes.
+	lastCompiled, lastNested bool
 
 	targets       map[*scheduling.DeploymentTarget]*targetValues // escaped values of the targets seen
 	byClusterType map[*scheduling.ClusterType][]ctEntry          // config entries each cluster type leaves

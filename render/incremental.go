@@ -49,10 +49,12 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	for _, a := range dirty {
 		res.forget(a.Key())
 	}
+	var engine *Engine
 	if len(dirty) > 0 {
-		res.renderAll(NewEngine(next, opts...), dirty)
+		engine = NewEngine(next, opts...)
+		res.renderAll(engine, dirty)
 	}
-	res.Errors = allErrors(next, pathErr, s, res.Failed)
+	res.Errors = allErrors(next, pathErr, s, res.Failed, engine)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
 }
 
@@ -109,7 +111,7 @@ func (r *Result) setTarget(snap *scheduling.Snapshot) *scheduling.Error {
 // allErrors is every problem of a result, as Environment lists them: the snapshot's, the
 // GitOps path's and the failures, grouped as renderAll groups them (grouping does not depend
 // on the order of the assignments, only on which failed).
-func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error) scheduling.Errors {
+func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error, e *Engine) scheduling.Errors {
 	errs := make(scheduling.Errors, 0, len(snap.Errors)+1+len(failed))
 	errs = append(errs, snap.Errors...)
 	if pathErr != nil {
@@ -128,7 +130,7 @@ func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduli
 		}
 		list = append(list, s.Assignments[i])
 	}
-	return append(errs, groupFailures(list, failed)...).Sorted()
+	return withFileErrors(append(errs, groupFailures(list, failed)...), snap, e).Sorted()
 }
 
 // indexOf finds the assignment of a key in a schedule, by binary search.

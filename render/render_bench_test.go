@@ -17,17 +17,21 @@ func BenchmarkEnvironment(b *testing.B) {
 		spec.ClusterTypes = clusterTypes
 		b.Run(fmt.Sprintf("%dx1000", clusterTypes), func(b *testing.B) {
 			f := fleet.New(spec)
-			snap := scheduling.Load(f.Inputs())
-			b.ReportAllocs()
-			for b.Loop() {
-				res := render.Environment(snap)
-				if len(res.Errors) > 0 || len(res.Outputs) != f.Assignments() {
-					b.Fatalf("%d outputs, %d errors", len(res.Outputs), len(res.Errors))
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.Assignments()), "ns/assignment")
+			benchmarkEnvironment(b, f, scheduling.Load(f.Inputs()))
 		})
 	}
+}
+
+// benchmarkEnvironment renders a loaded fleet's environment b.N times.
+func benchmarkEnvironment(b *testing.B, f *fleet.Fleet, snap *scheduling.Snapshot) {
+	b.ReportAllocs()
+	for b.Loop() {
+		res := render.Environment(snap)
+		if len(res.Errors) > 0 || len(res.Outputs) != f.Assignments() {
+			b.Fatalf("%d outputs, %d errors", len(res.Outputs), len(res.Errors))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.Assignments()), "ns/assignment")
 }
 
 // BenchmarkRenderOne renders one assignment of each reconciler template.
@@ -44,4 +48,18 @@ func BenchmarkRenderOne(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkEnvironmentCheckedValues renders a fleet of 10 cluster types whose every deployment
+// target has a value checked for placement (a path with a space, different for each target):
+// the price of the check, against BenchmarkEnvironment/10x1000.
+func BenchmarkEnvironmentCheckedValues(b *testing.B) {
+	spec := fleet.DefaultSpec()
+	spec.ClusterTypes = 10
+	f := fleet.New(spec)
+	snap := scheduling.Load(f.Inputs())
+	for i, t := range snap.Targets {
+		t.Manifests["path"] = fmt.Sprintf("./charts/app %d", i)
+	}
+	benchmarkEnvironment(b, f, snap)
 }

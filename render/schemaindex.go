@@ -24,19 +24,20 @@ type compiledSchema struct {
 	ref    string
 	schema *Schema
 	err    error
+	object bool // a ConfigSchema, whose own errors are reported once, not per assignment
 }
 
 func newSchemaIndex(snap *scheduling.Snapshot) *schemaIndex {
 	idx := &schemaIndex{}
 	for _, s := range snap.ConfigSchemas {
-		cs := &compiledSchema{name: s.Name, labels: s.Labels, ref: s.Ref(),
+		cs := &compiledSchema{name: s.Name, labels: s.Labels, ref: s.Ref(), object: true,
 			pos: scheduling.Pos{File: s.Pos.File, Line: s.Spec.Schema.Line}}
 		cs.schema, cs.err = CompileSchema(s.Name, s.Spec.Schema.Value)
 		idx.objects = append(idx.objects, cs)
 	}
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindConfigSchema {
-			idx.objects = append(idx.objects, &compiledSchema{name: b.Name, labels: b.Labels, pos: b.Pos, ref: b.Ref(),
+			idx.objects = append(idx.objects, &compiledSchema{name: b.Name, labels: b.Labels, pos: b.Pos, ref: b.Ref(), object: true,
 				err: errors.New("the ConfigSchema is invalid")})
 		}
 	}
@@ -56,8 +57,13 @@ func (idx *schemaIndex) forTarget(dt *scheduling.DeploymentTarget, i int, text s
 	return actual.(*compiledSchema)
 }
 
-// validate checks composed config against the schemas that apply to the assignment.
-func (idx *schemaIndex) validate(a *scheduling.Assignment, cfg map[string]any, cfgKey string) *scheduling.Error {
+// locator finds where the value of a top-level config key was written.
+type locator func(key string) (*scheduling.ConfigMap, scheduling.Pos)
+
+// validate checks composed config against the schemas that apply to the assignment. A
+// violation of a value is reported at the ConfigMap key that gave it, naming the schema; one
+// of the whole config (a missing key) at the schema.
+func (idx *schemaIndex) validate(a *scheduling.Assignment, cfg map[string]any, cfgKey string, locate locator) *scheduling.Error {
 	ct, dt := a.ClusterType, a.Target
 	if len(idx.objects) == 0 && len(dt.ConfigSchemas) == 0 {
 		return nil
@@ -79,45 +85,82 @@ func (idx *schemaIndex) validate(a *scheduling.Assignment, cfg map[string]any, c
 		return nil
 	}
 	if v, ok := idx.verdicts.Load(key.String()); ok {
-		return withKey(v.(*scheduling.Error), a)
+		return withKey(v.(scheduling.Errors), a)
 	}
-	verdict := check(applied, cfg)
+	verdict := check(applied, cfg, locate)
 	idx.verdicts.Store(key.String(), verdict)
 	return withKey(verdict, a)
 }
 
-func withKey(e *scheduling.Error, a *scheduling.Assignment) *scheduling.Error {
-	if e == nil {
+// withKey names the assignment in a verdict's messages: the first problem, with the others.
+func withKey(verdict scheduling.Errors, a *scheduling.Assignment) *scheduling.Error {
+	if len(verdict) == 0 {
 		return nil
 	}
-	c := *e
-	c.Msg = fmt.Sprintf("config of %s: %s", a.Key(), e.Msg)
-	return &c
+	out := make(scheduling.Errors, len(verdict))
+	for i, e := range verdict {
+		c := *e
+		c.Msg = fmt.Sprintf("config of %s: %s", a.Key(), e.Msg)
+		out[i] = &c
+	}
+	out[0].Also = out[1:]
+	return out[0]
 }
 
-func check(applied []*compiledSchema, cfg map[string]any) *scheduling.Error {
+// check validates cfg against the schemas: nothing when it is valid, else every problem, the
+// violations of values at the ConfigMap keys that gave them, those of the whole config at the
+// schema (all of them in one problem).
+func check(applied []*compiledSchema, cfg map[string]any, locate locator) scheduling.Errors {
 	var schemas []*Schema
+	byName := map[string]*compiledSchema{}
 	for _, cs := range applied {
 		if cs.err != nil {
-			return &scheduling.Error{Pos: cs.pos, Object: cs.ref, Msg: cs.err.Error()}
+			msg := cs.err.Error()
+			if cs.object {
+				msg = "cannot be validated: this ConfigSchema is invalid"
+			}
+			return scheduling.Errors{{Pos: cs.pos, Object: cs.ref, Msg: oneLine(msg)}}
 		}
 		schemas = append(schemas, cs.schema)
+		byName[cs.name] = cs
 	}
 	err := ValidateConfig(cfg, schemas)
-	if err == nil {
-		return nil
-	}
-	at := applied[0]
 	var ve *ConfigValidationError
-	if errors.As(err, &ve) && len(ve.Violations) > 0 {
-		for _, cs := range applied {
-			if cs.name == ve.Violations[0].Schema {
-				at = cs
-				break
-			}
-		}
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &ve) || len(ve.Violations) == 0:
+		return scheduling.Errors{{Pos: applied[0].pos, Object: applied[0].ref, Msg: oneLine(err.Error())}}
 	}
-	return &scheduling.Error{Pos: at.pos, Object: at.ref, Msg: oneLine(err.Error())}
+	var out scheduling.Errors
+	whole := &ConfigValidationError{}
+	for _, v := range ve.Violations {
+		cs := byName[v.Schema]
+		if cm, at := locate(topKey(v.Location)); cm != nil && cs != nil {
+			out = append(out, &scheduling.Error{Pos: at, Object: cm.Ref(),
+				Msg: oneLine(fmt.Sprintf("value at %s violates %s (%s): %s", v.Location, cs.ref, cs.pos, v.Message))})
+			continue
+		}
+		whole.Violations = append(whole.Violations, v)
+	}
+	if len(whole.Violations) > 0 {
+		at := applied[0]
+		if cs := byName[whole.Violations[0].Schema]; cs != nil {
+			at = cs
+		}
+		out = append(scheduling.Errors{{Pos: at.pos, Object: at.ref, Msg: oneLine(whole.Error())}}, out...)
+	}
+	return out
+}
+
+// topKey is the top-level config key of a violation's location ("/A/b" gives "A"), "" for the
+// whole config.
+func topKey(location string) string {
+	if !strings.HasPrefix(location, "/") {
+		return ""
+	}
+	first, _, _ := strings.Cut(location[1:], "/")
+	return strings.ReplaceAll(strings.ReplaceAll(first, "~1", "/"), "~0", "~")
 }
 
 // oneLine folds a multi-line message so that every error stays one `file:line: message` line.

@@ -45,8 +45,9 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	}
 	res.Assignments = scheduling.Schedule(snap)
 	res.Outputs = make(map[string]Files, len(res.Assignments))
-	res.renderAll(NewEngine(snap, opts...), res.Assignments)
-	res.Errors = res.Errors.Sorted()
+	engine := NewEngine(snap, opts...)
+	res.renderAll(engine, res.Assignments)
+	res.Errors = withFileErrors(res.Errors, snap, engine).Sorted()
 	return res
 }
 

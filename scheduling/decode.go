@@ -17,10 +17,38 @@ type fieldDecoder struct {
 	errs  *Errors
 	lines map[string]int
 	ok    bool
+	// visits counts the nodes decoded, aliases followed included; past maxVisits (0: no
+	// limit) decoding stops, so that aliases cannot make decoding a small document expensive.
+	visits, maxVisits int
 }
 
 func newFieldDecoder(pos Pos, ref string, errs *Errors) *fieldDecoder {
 	return &fieldDecoder{pos: pos, ref: ref, errs: errs, lines: map[string]int{}, ok: true}
+}
+
+// aliasExpansion bounds how many nodes decoding a document may visit, per node it has:
+// aliases may repeat parts of a document, not multiply it.
+const aliasExpansion = 10
+
+// countNodes returns the number of nodes of a document (aliases counted once, not followed).
+func countNodes(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		total += countNodes(c)
+	}
+	return total
+}
+
+// visit counts one decoded node; false once the document has expanded beyond its bound.
+func (d *fieldDecoder) visit(n *yaml.Node) bool {
+	d.visits++
+	if d.maxVisits == 0 || d.visits <= d.maxVisits {
+		return true
+	}
+	if d.visits == d.maxVisits+1 {
+		d.fail(n.Line, "aliases expand this document to more than %d nodes (%d times its size); write the values out", d.maxVisits, aliasExpansion)
+	}
+	return false
 }
 
 func (d *fieldDecoder) fail(line int, format string, args ...any) {
@@ -35,7 +63,7 @@ func (d *fieldDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
-	if isNull(n) {
+	if !d.visit(n) || isNull(n) {
 		return
 	}
 	switch {
@@ -170,6 +198,9 @@ func (d *fieldDecoder) decodeStringMap(n *yaml.Node, v reflect.Value, path strin
 		d.lines[path+"."+key] = k.Line
 		for val.Kind == yaml.AliasNode {
 			val = val.Alias
+		}
+		if !d.visit(val) {
+			return
 		}
 		s := ""
 		if !isNull(val) {

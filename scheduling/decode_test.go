@@ -111,8 +111,9 @@ func TestSourceIgnoreAndNonYAMLFiles(t *testing.T) {
 	}
 	var objs objects
 	var errs Errors
-	var incomplete bool
-	loadSource(Source{FS: fsys, Prefix: "env:"}, "", Policy{}, &objs, &errs, &incomplete)
+	l := newLoader(Policy{}, &errs)
+	defer l.stop()
+	require.True(t, l.source(Source{FS: fsys, Prefix: "env:"}, "", &objs))
 	require.Empty(t, errs)
 	var names []string
 	for _, c := range objs.clusterTypes {

@@ -1,14 +1,10 @@
 package scheduling
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"maps"
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -44,83 +40,15 @@ type objects struct {
 	schemas       []*ConfigSchema
 	configMaps    []*ConfigMap
 	broken        []*Object // objects that failed validation; kind and name as far as known
-	foreign       []*Object // documents of kinds the engine does not read (Deployment, Assignment…)
-	unreadable    bool      // some file could not be parsed, so objects may be missing
+	// unusableTemplates are broken Templates whose spec could be read (only their metadata is
+	// wrong): never used, their manifests are parsed only to report their own errors.
+	unusableTemplates []*Template
+	foreign           []*Object // documents of kinds the engine does not read (Deployment, Assignment…)
+	unreadable        bool      // some file could not be parsed, so objects may be missing
 }
 
 // internalKinds are Kalypso kinds that the reference operator generates; they are ignored.
 var internalKinds = map[string]bool{"Assignment": true, "AssignmentPackage": true}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// parseFile reads every YAML document of a file and adds the control-plane objects to objs.
-// A document with a syntax error is reported and blanked out (its kind and name recovered
-// from the text when possible), and the rest of the file is read again without it.
-func parseFile(file string, data []byte, objs *objects, errs *Errors) {
-	lines := strings.SplitAfter(string(data), "\n")
-	for attempt := 0; attempt <= len(lines); attempt++ {
-		var found objects
-		var found2 Errors
-		err := decodeDocuments(file, []byte(strings.Join(lines, "")), &found, &found2)
-		if err == nil {
-			objs.merge(&found)
-			*errs = append(*errs, found2...)
-			return
-		}
-		pos := syntaxPos(file, err)
-		start, end := documentAround(lines, pos.Line)
-		broken := recoverIdentity(lines[start:end], Pos{File: file, Line: start + 1})
-		errs.Add(pos, broken.Ref(), "YAML syntax error: %s", syntaxMessage(err))
-		if broken.Kind == "" {
-			objs.unreadable = true
-		} else {
-			objs.broken = append(objs.broken, broken)
-		}
-		for i := start; i < end; i++ {
-			lines[i] = "\n"
-		}
-	}
-}
-
-func decodeDocuments(file string, data []byte, objs *objects, errs *Errors) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if len(doc.Content) > 0 {
-			parseDocument(file, doc.Content[0], objs, errs)
-		}
-	}
-}
-
-// documentAround returns the range of lines [start, end) of the document holding 1-based line.
-func documentAround(lines []string, line int) (start, end int) {
-	idx := min(max(line-1, 0), len(lines))
-	start, end = 0, len(lines)
-	// YAML also breaks lines at a lone "\r": its line can be past the last "\n" line.
-	for i := min(idx, len(lines)-1); i > 0; i-- {
-		if strings.HasPrefix(lines[i], "---") {
-			start = i + 1
-			break
-		}
-	}
-	if idx < len(lines) && strings.HasPrefix(lines[idx], "---") && idx+1 > start {
-		start = idx + 1
-	}
-	for i := max(idx+1, start); i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "---") {
-			end = i
-			break
-		}
-	}
-	return start, end
-}
 
 var (
 	kindLine = regexp.MustCompile(`^kind:\s*["']?([A-Za-z]+)["']?\s*$`)
@@ -163,23 +91,9 @@ func (o *objects) merge(f *objects) {
 	o.schemas = append(o.schemas, f.schemas...)
 	o.configMaps = append(o.configMaps, f.configMaps...)
 	o.broken = append(o.broken, f.broken...)
+	o.unusableTemplates = append(o.unusableTemplates, f.unusableTemplates...)
 	o.foreign = append(o.foreign, f.foreign...)
 	o.unreadable = o.unreadable || f.unreadable
-}
-
-func syntaxPos(file string, err error) Pos {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Pos{File: file, Line: line}
-	}
-	return Pos{File: file, Line: 1}
-}
-
-func syntaxMessage(err error) string {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		return m[2]
-	}
-	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
 // scalarField returns the value of a top-level scalar key of a mapping.
@@ -265,6 +179,7 @@ func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *E
 	pos := Pos{File: file, Line: n.Line}
 	name, _ := scalarField(metadataNode(n), "name")
 	d := newFieldDecoder(pos, ObjectRef(kind, name), errs)
+	d.maxVisits = aliasExpansion*countNodes(n) + 100
 	var meta metadata
 	var spec any
 	data := map[string]string{}
@@ -274,6 +189,7 @@ func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *E
 		spec = specTypes[kind]()
 	}
 	d.decodeEnvelope(n, kind, &meta, spec)
+	decoded := d.ok
 	obj := Object{Kind: kind, Name: meta.Name, Labels: meta.Labels, Pos: pos, lines: d.lines}
 	if obj.Labels == nil {
 		obj.Labels = map[string]string{}
@@ -281,6 +197,9 @@ func decodeObject(file string, n *yaml.Node, kind string, objs *objects, errs *E
 	validateMeta(d, &obj)
 	if !d.ok {
 		objs.broken = append(objs.broken, &obj)
+		if t, ok := spec.(*TemplateSpec); ok && decoded { // its manifests still report their own errors
+			objs.unusableTemplates = append(objs.unusableTemplates, &Template{Object: obj, Spec: *t})
+		}
 		return
 	}
 	fileObject(objs, obj, spec)

@@ -8,25 +8,55 @@ import (
 // EnvironmentsDir is the folder of main that declares the environments, as in the reference.
 const EnvironmentsDir = ".environments"
 
-// LoadEnvironments reads the Environments declared in `.environments/` of main, sorted by name.
+// LoadEnvironments reads the Environments declared in `.environments/` of main, sorted by
+// name. Its errors are every problem of the declarations: decoding, guards and promotion
+// settings (an unknown upstream, a cycle, a bad duration), as main's check run reports them.
 func LoadEnvironments(main Source) ([]*Environment, Errors) {
+	d := LoadDeclarations(main)
+	return d.Environments, d.Errors
+}
+
+// Declarations are the Environments main declares in `.environments/`.
+type Declarations struct {
+	Environments []*Environment // the valid ones, sorted by name
+	Invalid      []*Object      // those declared but invalid, as far as they can be read
+	Errors       Errors
+}
+
+// InvalidOne returns the declaration of a named environment that is declared but invalid, or nil.
+func (d *Declarations) InvalidOne(name string) *Object {
+	for _, o := range d.Invalid {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// LoadDeclarations reads the Environments declared in `.environments/` of main, valid and not.
+func LoadDeclarations(main Source) *Declarations {
 	var objs objects
-	var errs Errors
+	d := &Declarations{}
 	if _, err := fs.Stat(main.FS, EnvironmentsDir); err != nil {
-		return nil, nil // no .environments folder: no environments
+		return d // no .environments folder: no environments
 	}
-	files, err := readYAML(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir, 0)
-	if err != nil {
-		errs.Add(Pos{File: main.Prefix + EnvironmentsDir}, "", "%v", err)
-		return nil, errs
-	}
-	parseFiles(files, &objs, &errs)
-	envs := dedupe(objs.environments, &errs)
+	l := newLoader(Policy{}, &d.Errors)
+	defer l.stop()
+	l.source(Source{FS: main.FS, Prefix: main.Prefix}, EnvironmentsDir, &objs)
+	envs := dedupe(objs.environments, &d.Errors)
 	sort.Slice(envs, func(i, j int) bool { return envs[i].Name < envs[j].Name })
 	for _, e := range envs {
-		ParseGuard(e, &errs)
+		ParseGuard(e, &d.Errors)
 	}
-	return envs, errs.Sorted()
+	_, chainErrs := PromotionChain(envs)
+	d.Errors = append(d.Errors, chainErrs...)
+	for _, b := range objs.broken {
+		if b.Kind == KindEnvironment && b.Name != "" {
+			d.Invalid = append(d.Invalid, b)
+		}
+	}
+	d.Environments, d.Errors = envs, d.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
+	return d
 }
 
 // FindEnvironment returns the environment with the given name, or nil.
@@ -50,11 +80,10 @@ func PinnedCommit(env Source) string {
 func FindBaseRepo(env Source) (file, commit string, ok bool) {
 	var objs objects
 	var errs Errors
-	files, err := readYAML(env, "", 0)
-	if err != nil {
-		return "", "", false
-	}
-	parseFiles(files, &objs, &errs)
+	l := newLoader(Policy{}, &errs)
+	defer l.stop()
+	l.only = mayHold(KindBaseRepo)
+	l.source(env, "", &objs)
 	for _, b := range objs.baseRepos {
 		if b.Name == "main" {
 			return b.Pos.File, b.Spec.Commit, true

@@ -25,6 +25,9 @@ type Error struct {
 	Pos    Pos
 	Object string // e.g. `ClusterType "large"`; empty when the object is unknown
 	Msg    string
+	// Also are further problems found with the same thing (an assignment that fails for more
+	// than one reason), reported with it.
+	Also []*Error
 }
 
 // Error formats the problem as `file:line: Object: message`.
@@ -48,27 +51,63 @@ func (es *Errors) Add(pos Pos, object, format string, args ...any) {
 	*es = append(*es, &Error{Pos: pos, Object: object, Msg: fmt.Sprintf(format, args...)})
 }
 
-// Sorted returns the problems ordered by file, line and message, without duplicates.
+// Sorted returns the problems ordered by file, line and message, without duplicates. Each
+// problem is formatted once.
 func (es Errors) Sorted() Errors {
-	out := append(Errors(nil), es...)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	type keyed struct {
+		e    *Error
+		text string
+	}
+	list := make([]keyed, len(es))
+	for i, e := range es {
+		list[i] = keyed{e, e.Error()}
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i].e, list[j].e
 		if a.Pos.File != b.Pos.File {
 			return a.Pos.File < b.Pos.File
 		}
 		if a.Pos.Line != b.Pos.Line {
 			return a.Pos.Line < b.Pos.Line
 		}
-		return a.Error() < b.Error()
+		return list[i].text < list[j].text
 	})
-	dedup := out[:0]
-	for i, e := range out {
-		if i > 0 && e.Error() == out[i-1].Error() {
+	out := make(Errors, 0, len(list))
+	for i, k := range list {
+		if i > 0 && k.text == list[i-1].text {
 			continue
 		}
-		dedup = append(dedup, e)
+		out = append(out, k.e)
 	}
-	return dedup
+	return out
+}
+
+// MaxErrorsPerFile is how many problems are reported for one file; the others are counted in
+// one more problem ("and N more errors in this file"), so that a file of thousands of broken
+// documents costs a bounded report.
+const MaxErrorsPerFile = 20
+
+// CapPerFile keeps the first max problems of each file, in the order given, and replaces the
+// others by one problem, at the first one left out, that counts them.
+func (es Errors) CapPerFile(max int) Errors {
+	count := map[string]int{}
+	summary := map[string]*Error{}
+	out := make(Errors, 0, len(es))
+	for _, e := range es {
+		f := e.Pos.File
+		count[f]++
+		switch n := count[f]; {
+		case n <= max:
+			out = append(out, e)
+		case n == max+1:
+			summary[f] = &Error{Pos: e.Pos}
+			out = append(out, summary[f])
+		}
+	}
+	for f, s := range summary {
+		s.Msg = fmt.Sprintf("and %d more errors in this file (at most %d are reported per file)", count[f]-max, max)
+	}
+	return out
 }
 
 // Error joins the problems one per line, so Errors can travel as an error.

@@ -12,9 +12,10 @@ type Inputs struct {
 	Main        Source         // main at the commit the environment's BaseRepo pins
 	Workloads   WorkloadSource // the registered workload repositories
 	Policy      Policy         // limits on what is read and what workload repositories may say
-	// Seniority tells how long a registration has existed (smaller is older; nil: by name). When
-	// two registrations deliver Workloads or deployment targets of the same name, the older one
+	// Seniority tells how long a registration has existed (smaller is older). When two
+	// registrations deliver Workloads or deployment targets of the same name, the older one
 	// keeps it and the newer one gets the error, so that no team can take over another's names.
+	// Without it (no history), neither keeps the name: both are errors and keep their last output.
 	Seniority func(*WorkloadRegistration) int64
 }
 
@@ -40,6 +41,10 @@ type Snapshot struct {
 	Workloads     []*Workload
 	Targets       []*DeploymentTarget // this environment's deployment targets, sorted by name
 	Broken        []*Object           // objects that failed validation
+	// UnusableTemplates are broken Templates whose spec could be read: never used, their
+	// manifests are parsed only to report their own errors (a template's syntax error is not
+	// hidden by a bad label).
+	UnusableTemplates []*Template
 	// Incomplete is set when objects that decide which assignments exist could not be read:
 	// then nothing that exists in the GitOps repo may be removed.
 	Incomplete bool
@@ -51,8 +56,10 @@ type Snapshot struct {
 // snapshot's Errors; only what depends on a broken object is affected.
 func Load(in Inputs) *Snapshot {
 	snap := &Snapshot{Environment: in.Environment, Templates: map[string]*Template{}}
+	l := newLoader(in.Policy, &snap.Errors)
+	defer l.stop()
 	var objs objects
-	loadSource(in.Env, "", in.Policy, &objs, &snap.Errors, &snap.Incomplete)
+	l.read(in.Env, "", &objs, &snap.Incomplete)
 	snap.Sources = append(snap.Sources, SourceCommit{Name: in.Env.Name, Commit: in.Env.Commit})
 	snap.BaseRepo = pickBaseRepo(objs.baseRepos, &snap.Errors)
 	if snap.BaseRepo != nil && in.Main.FS != nil {
@@ -61,39 +68,29 @@ func Load(in Inputs) *Snapshot {
 			snap.Errors.Add(snap.BaseRepo.At("spec.path"), snap.BaseRepo.Ref(), "%v", err)
 			snap.Incomplete = true
 		} else {
-			loadSource(in.Main, dir, in.Policy, &objs, &snap.Errors, &snap.Incomplete)
+			l.read(in.Main, dir, &objs, &snap.Incomplete)
 		}
 		snap.Sources = append(snap.Sources, SourceCommit{Name: in.Main.Name, Repo: snap.BaseRepo.Spec.Repo,
 			Branch: snap.BaseRepo.Spec.Branch, Commit: in.Main.Commit})
 	}
 	snap.GitOpsRepo = pickGitOpsRepo(objs.gitopsRepos, &snap.Errors)
-	loadWorkloads(snap, &objs, in.Workloads, in.Policy)
-	bySeniority(objs.workloads, in.Seniority)
-	assemble(snap, &objs, in.Policy)
-	snap.Errors = snap.Errors.Sorted()
+	loadWorkloads(snap, &objs, in.Workloads, l)
+	if in.Seniority == nil {
+		var contested []*Object
+		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors)
+		objs.broken = append(objs.broken, contested...)
+	} else {
+		bySeniority(objs.workloads, in.Seniority)
+	}
+	assemble(snap, &objs, l.pol)
+	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
 	return snap
 }
 
-func loadSource(src Source, dir string, pol Policy, objs *objects, errs *Errors, incomplete *bool) {
-	files, err := readYAML(src, dir, pol.MaxFileBytes)
-	if err != nil {
-		errs.Add(Pos{File: src.Prefix + dir}, "", "%v", err)
+// read loads a source into objs and marks the snapshot incomplete when it was not read whole.
+func (l *loader) read(src Source, dir string, objs *objects, incomplete *bool) {
+	if !l.source(src, dir, objs) {
 		*incomplete = true
-		return
-	}
-	parseFiles(files, objs, errs)
-}
-
-// parseFiles parses every file read; a file that could not be read is an error at its path,
-// and the objects it may hold are unknown.
-func parseFiles(files []yamlFile, objs *objects, errs *Errors) {
-	for _, f := range files {
-		if f.err != nil {
-			errs.Add(Pos{File: f.display}, "", "%v", f.err)
-			objs.unreadable = true
-			continue
-		}
-		parseFile(f.display, f.data, objs, errs)
 	}
 }
 
@@ -123,7 +120,7 @@ func pickGitOpsRepo(repos []*GitOpsRepo, errs *Errors) *GitOpsRepo {
 }
 
 // loadWorkloads reads the Workload of every registration from its repository.
-func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, pol Policy) {
+func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, l *loader) {
 	regs := dedupe(objs.registrations, &snap.Errors)
 	sort.Slice(regs, func(i, j int) bool { return regs[i].Name < regs[j].Name })
 	snap.Registrations = regs
@@ -133,18 +130,18 @@ func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, pol Policy)
 			snap.Incomplete = true
 			continue
 		}
-		loadRegistration(snap, objs, ws, reg, pol)
+		loadRegistration(snap, objs, ws, reg, l)
 	}
 }
 
-func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration, pol Policy) {
+func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration, l *loader) {
 	spec := reg.Spec.Workload
 	dir, err := SubPath(spec.Path)
 	if err == nil {
 		var src Source
 		if src, err = ws.Workload(spec); err == nil {
 			var found objects
-			loadSource(src, dir, pol, &found, &snap.Errors, &snap.Incomplete)
+			l.read(src, dir, &found, &snap.Incomplete)
 			found.keepOnlyWorkloads(&snap.Errors)
 			for _, w := range found.workloads {
 				w.Registration = reg
@@ -204,6 +201,7 @@ func assemble(snap *Snapshot, objs *objects, pol Policy) {
 	snap.Workloads = dedupe(objs.workloads, &snap.Errors)
 	snap.Targets = deploymentTargets(snap, objs.targets, pol)
 	snap.Broken = objs.broken
+	snap.UnusableTemplates = objs.unusableTemplates
 	validatePolicies(snap)
 	snap.Incomplete = snap.Incomplete || objs.unreadable
 	for _, b := range snap.Broken {
@@ -274,8 +272,12 @@ func workloadTarget(w *Workload, i int, t TargetSpec) *DeploymentTarget {
 	path := fmt.Sprintf("spec.deploymentTargets[%d]", i)
 	line := w.At(path + ".name").Line
 	schemas := append(append([]string(nil), t.ConfigSchemas...), w.Spec.ConfigSchemas...)
+	lines := make(map[string]int, len(t.Manifests))
+	for k := range t.Manifests { // where each value is written, as for a DeploymentTarget written directly
+		lines["spec.manifests."+k] = w.At(path + ".manifests." + k).Line
+	}
 	return &DeploymentTarget{
-		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: line}, lines: map[string]int{}},
+		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: line}, lines: lines},
 		Workload:      w.Name,
 		Workspace:     workspace,
 		Environment:   t.Environment,

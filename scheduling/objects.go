@@ -74,7 +74,7 @@ func validateTargets(w *Workload, errs *Errors, pol Policy) map[int]bool {
 			d.fail(d.lineOf(path+".environment", line), "%s.environment: invalid environment name %q: %s", path, t.Environment, p)
 		}
 		validateManifests(d, t.Manifests, path+".manifests", pol)
-		validateSchemaNames(d, t.ConfigSchemas, path+".configSchemas", line)
+		validateSchemas(d, append(append([]string(nil), t.ConfigSchemas...), w.Spec.ConfigSchemas...), path+".configSchemas", line)
 		bad[i] = !d.ok
 	}
 	return bad

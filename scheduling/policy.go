@@ -1,63 +1,53 @@
 package scheduling
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Policy is what the operator allows an environment's sources: it bounds what is read and
-// which values a workload repository, whose authors are not trusted, may give.
+// which values a workload repository, whose authors are not trusted, may give. Unset limits
+// take their defaults (see WithDefaults).
 type Policy struct {
 	// ManifestHosts are the hosts a deployment target's manifests.repo may name (e.g.
 	// github.com, or a GitHub Enterprise Server host); empty allows any host.
 	ManifestHosts []string
-	// MaxFileBytes is the size of the largest YAML file read from a source; 0 is no limit.
+	// MaxFileBytes is the size of the largest YAML file read from a source.
 	MaxFileBytes int64
+	// MaxSourceBytes bounds the YAML files read from one source together, each path counted.
+	MaxSourceBytes int64
+	// MaxSourceFiles bounds the number of YAML files read from one source.
+	MaxSourceFiles int
+	// LoadTimeout bounds the loading of one environment's sources.
+	LoadTimeout time.Duration
 }
 
-// ErrFileTooLarge is returned for a YAML file larger than Policy.MaxFileBytes.
-var ErrFileTooLarge = errors.New("file is larger than the limit")
-
-// checkSize refuses a file larger than max bytes before it is read.
-func checkSize(fsys fs.FS, p string, max int64) error {
-	if max <= 0 {
-		return nil
-	}
-	info, err := fs.Stat(fsys, p)
-	if err != nil {
-		return err
-	}
-	if info.Size() > max {
-		return fmt.Errorf("%w: %d bytes, limit %d (setting sources.maxFileBytes)", ErrFileTooLarge, info.Size(), max)
-	}
-	return nil
-}
-
-// Maximum lengths of values a workload repository gives a deployment target.
+// Bounds of what a workload repository gives a deployment target.
 const (
-	maxManifestValue = 512
-	maxManifestKeys  = 16
+	maxManifestValue = 512       // bytes of one manifests value
+	maxManifestKeys  = 16        // keys of manifests
+	maxSchemaBytes   = 64 << 10  // bytes of one configSchemas document
+	maxSchemas       = 16        // configSchemas documents of a target, the Workload's included
+	maxSchemasBytes  = 256 << 10 // bytes of a target's configSchemas documents together
 )
 
 var (
 	manifestKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,62}$`)
-	// safeValue is what any manifests value may contain: no whitespace, quotes, backslashes,
-	// braces, brackets, comment or flow characters that could change YAML or template structure.
-	safeValue   = regexp.MustCompile(`^([A-Za-z0-9._/][A-Za-z0-9._/:@+=~-]*)?$`)
 	repoPart    = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	pathValue   = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
-	branchValue = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
 )
 
 // validateManifests checks the manifests of a deployment target that a workload repository
-// gives: every value to its format, so that no value can break the YAML or template it is
-// written into.
+// gives. Values are free text, as in the reference: what keeps them from changing the output's
+// structure is how they are placed (render checks that each becomes exactly the scalar its
+// template puts it in). Only the keys, the sizes and the values with a meaning of their own
+// (repo, branch, path) are checked here.
 func validateManifests(d *fieldDecoder, m map[string]string, path string, pol Policy) {
 	if len(m) > maxManifestKeys {
 		d.fail(d.lineOf(path, d.pos.Line), "%s: %d keys, at most %d are allowed", path, len(m), maxManifestKeys)
@@ -74,11 +64,9 @@ func validateManifests(d *fieldDecoder, m map[string]string, path string, pol Po
 func manifestValue(k, v string, pol Policy) error {
 	switch {
 	case !manifestKey.MatchString(k):
-		return fmt.Errorf("invalid key %q: use letters, digits and _ only", k)
+		return fmt.Errorf("invalid key %q: use letters, digits and _ only, starting with a letter", k)
 	case len(v) > maxManifestValue:
-		return fmt.Errorf("value is %d characters long, at most %d are allowed", len(v), maxManifestValue)
-	case !safeValue.MatchString(v) || strings.HasSuffix(v, ":"):
-		return fmt.Errorf("invalid value %q: only letters, digits and . _ / : @ + = ~ - are allowed, starting with a letter, digit, . _ or / and not ending with :", v)
+		return fmt.Errorf("value is %d bytes long, at most %d are allowed", len(v), maxManifestValue)
 	}
 	switch k {
 	case "repo":
@@ -89,6 +77,24 @@ func manifestValue(k, v string, pol Policy) error {
 		return CheckRelativePath(v)
 	}
 	return nil
+}
+
+// validateSchemas bounds the JSON-schema documents a workload gives a target (its own and the
+// Workload's); render compiles and applies them as the reference does.
+func validateSchemas(d *fieldDecoder, docs []string, path string, line int) {
+	total := 0
+	for i, doc := range docs {
+		total += len(doc)
+		if len(doc) > maxSchemaBytes {
+			d.fail(d.lineOf(path, line), "%s[%d]: the schema is %d bytes long, at most %d are allowed", path, i, len(doc), maxSchemaBytes)
+		}
+	}
+	switch {
+	case len(docs) > maxSchemas:
+		d.fail(d.lineOf(path, line), "%s: %d schemas, at most %d are allowed (the Workload's included)", path, len(docs), maxSchemas)
+	case total > maxSchemasBytes:
+		d.fail(d.lineOf(path, line), "%s: the schemas are %d bytes long together, at most %d are allowed (the Workload's included)", path, total, maxSchemasBytes)
+	}
 }
 
 // CheckRepoURL accepts https://HOST/OWNER/REPO(.git) on one of hosts (any host when empty).
@@ -113,30 +119,23 @@ func CheckRepoURL(v string, hosts []string) error {
 	return fmt.Errorf("repository %q is not on an allowed host (%s)", v, strings.Join(hosts, ", "))
 }
 
-// CheckBranch accepts a branch name that git accepts (git check-ref-format) and that is
-// made of letters, digits and . _ / + -.
+// CheckBranch accepts a branch name that git accepts (git check-ref-format rules).
 func CheckBranch(v string) error {
-	bad := v == "" || v == "@" || !branchValue.MatchString(v) ||
-		strings.Contains(v, "..") || strings.Contains(v, "//") || strings.HasPrefix(v, "/") ||
-		strings.HasSuffix(v, "/") || strings.HasSuffix(v, ".") || strings.HasPrefix(v, "-")
-	for _, seg := range strings.Split(v, "/") {
-		bad = bad || strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock")
-	}
-	if bad {
+	if v == "" || plumbing.NewBranchReferenceName(v).Validate() != nil {
 		return fmt.Errorf("invalid branch name %q", v)
 	}
 	return nil
 }
 
-// CheckRelativePath accepts a clean path inside a repository: segments of letters, digits and
-// . _ -, optionally starting with ./, never .. nor absolute.
+// CheckRelativePath accepts a clean path inside a repository: optionally starting with ./,
+// never absolute, without empty, . or .. segments, backslashes or control characters.
 func CheckRelativePath(v string) error {
+	if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return fmt.Errorf("invalid path %q: control characters and backslashes are not allowed", v)
+	}
 	rest := strings.TrimPrefix(v, "./")
 	if rest == "" || v == "." {
 		return nil
-	}
-	if !pathValue.MatchString(rest) {
-		return fmt.Errorf("invalid path %q: use letters, digits and . _ - / only", v)
 	}
 	for _, seg := range strings.Split(strings.TrimSuffix(rest, "/"), "/") {
 		if seg == "" || seg == "." || seg == ".." {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"path"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -60,59 +59,18 @@ func RepoSlug(repo string) (owner, name string, err error) {
 	return owner, name, nil
 }
 
-// yamlFile is one YAML file read from a source.
-type yamlFile struct {
-	display string
-	data    []byte
-	err     error // why the file could not be read (too large, unreadable)
-}
-
-// readYAML returns every .yaml/.yml file below dir in src, in path order, honouring the
-// `.sourceignore` file at the source root as Flux does. A file larger than max bytes (when max
-// is positive) or that cannot be read is returned with its error and no data.
-func readYAML(src Source, dir string, max int64) ([]yamlFile, error) {
-	ignore, err := sourceIgnore(src.FS)
-	if err != nil {
-		return nil, err
-	}
-	root := dir
-	if root == "" {
-		root = "."
-	}
-	var files []yamlFile
-	err = fs.WalkDir(src.FS, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		parts := strings.Split(p, "/")
-		if d.IsDir() {
-			if p != root && (d.Name() == ".git" || ignore.Match(parts, true)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		ext := path.Ext(p)
-		if (ext != ".yaml" && ext != ".yml") || ignore.Match(parts, false) {
-			return nil
-		}
-		if err := checkSize(src.FS, p, max); err != nil {
-			files = append(files, yamlFile{display: src.Prefix + p, err: err})
-			return nil
-		}
-		data, err := fs.ReadFile(src.FS, p)
-		files = append(files, yamlFile{display: src.Prefix + p, data: data, err: err})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s%s: %w", src.Prefix, dir, err)
-	}
-	return files, nil
-}
-
-func sourceIgnore(fsys fs.FS) (gitignore.Matcher, error) {
-	data, err := fs.ReadFile(fsys, ".sourceignore")
+// sourceIgnore reads the `.sourceignore` at the root of fsys (at most maxBytes of it).
+func sourceIgnore(fsys fs.FS, maxBytes int64) (gitignore.Matcher, error) {
+	info, err := fs.Stat(fsys, ".sourceignore")
 	if errors.Is(err, fs.ErrNotExist) {
 		return gitignore.NewMatcher(nil), nil
+	}
+	if err == nil && info.Size() > maxBytes {
+		err = tooLarge(info.Size(), maxBytes)
+	}
+	var data []byte
+	if err == nil {
+		data, err = fs.ReadFile(fsys, ".sourceignore")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read .sourceignore: %w", err)

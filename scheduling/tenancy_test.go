@@ -119,23 +119,25 @@ data: [not, a, map]
 	}
 }
 
-// Every value a workload gives its targets is checked to its format; a target with a bad
-// value is not rendered, and the error names its file and line.
+// The values with a meaning of their own (repo, branch, path), the keys and the sizes of what a
+// workload gives its targets are checked to their format; a target with a bad value is not
+// rendered, and the error names its file and line. Other values are free text: where they
+// land is checked when they are rendered.
 func TestWorkloadValuesAreValidated(t *testing.T) {
 	cases := map[string]struct{ manifests, want string }{
-		"YAML injection in path": {`{repo: "https://github.com/org/x", branch: main, path: "./p\"\n  prune: true\n---\nkind: ClusterRoleBinding"}`, "manifests.path: invalid value"},
-		"template in path":       {`{repo: "https://github.com/org/x", branch: main, path: "{{ .ConfigData | toYaml }}"}`, "manifests.path: invalid value"},
-		"dot-dot path":           {`{repo: "https://github.com/org/x", branch: main, path: "../../etc"}`, "manifests.path: invalid path \"../../etc\": it must be a clean relative path"},
-		"absolute path":          {`{repo: "https://github.com/org/x", branch: main, path: "/etc"}`, "manifests.path: invalid path \"/etc\": it must be a clean relative path"},
-		"other host":             {`{repo: "https://evil.example.com/org/x", branch: main, path: p}`, "manifests.repo: repository \"https://evil.example.com/org/x\" is not on an allowed host (github.com)"},
-		"plain http":             {`{repo: "http://github.com/org/x", branch: main, path: p}`, "manifests.repo: repository \"http://github.com/org/x\" is not a URL of the form https://HOST/OWNER/REPO"},
-		"credentials in URL":     {`{repo: "https://u:p@github.com/org/x", branch: main, path: p}`, "manifests.repo"},
-		"branch with dot-dot":    {`{repo: "https://github.com/org/x", branch: "a..b", path: p}`, "manifests.branch: invalid branch name \"a..b\""},
-		"branch with lock":       {`{repo: "https://github.com/org/x", branch: "x.lock", path: p}`, "manifests.branch: invalid branch name \"x.lock\""},
-		"quote in other key":     {`{repo: "https://github.com/org/x", branch: main, path: p, extra: "a'b"}`, "manifests.extra: invalid value"},
-		"newline in other key":   {`{repo: "https://github.com/org/x", branch: main, path: p, extra: "a\nb"}`, "manifests.extra: invalid value"},
-		"bad key":                {`{repo: "https://github.com/org/x", branch: main, path: p, "a b": x}`, `manifests.a b: invalid key "a b"`},
-		"control character":      {`{repo: "https://github.com/org/x", branch: "ma\u0007in", path: p}`, "manifests.branch: invalid value"},
+		"newline in path":     {`{repo: "https://github.com/org/x", branch: main, path: "./p\"\n  prune: true\n---\nkind: ClusterRoleBinding"}`, "manifests.path: invalid path"},
+		"dot-dot path":        {`{repo: "https://github.com/org/x", branch: main, path: "../../etc"}`, "manifests.path: invalid path \"../../etc\": it must be a clean relative path"},
+		"absolute path":       {`{repo: "https://github.com/org/x", branch: main, path: "/etc"}`, "manifests.path: invalid path \"/etc\": it must be a clean relative path"},
+		"backslash in path":   {`{repo: "https://github.com/org/x", branch: main, path: 'a\..\b'}`, "manifests.path: invalid path"},
+		"other host":          {`{repo: "https://evil.example.com/org/x", branch: main, path: p}`, "manifests.repo: repository \"https://evil.example.com/org/x\" is not on an allowed host (github.com)"},
+		"plain http":          {`{repo: "http://github.com/org/x", branch: main, path: p}`, "manifests.repo: repository \"http://github.com/org/x\" is not a URL of the form https://HOST/OWNER/REPO"},
+		"credentials in URL":  {`{repo: "https://u:p@github.com/org/x", branch: main, path: p}`, "manifests.repo"},
+		"branch with dot-dot": {`{repo: "https://github.com/org/x", branch: "a..b", path: p}`, "manifests.branch: invalid branch name \"a..b\""},
+		"branch with lock":    {`{repo: "https://github.com/org/x", branch: "x.lock", path: p}`, "manifests.branch: invalid branch name \"x.lock\""},
+		"branch with space":   {`{repo: "https://github.com/org/x", branch: "a b", path: p}`, "manifests.branch: invalid branch name \"a b\""},
+		"control character":   {`{repo: "https://github.com/org/x", branch: "ma\u0007in", path: p}`, "manifests.branch: invalid branch name"},
+		"bad key":             {`{repo: "https://github.com/org/x", branch: main, path: p, "a b": x}`, `manifests.a b: invalid key "a b"`},
+		"long value":          {`{repo: "https://github.com/org/x", branch: main, path: p, extra: "` + strings.Repeat("x", 513) + `"}`, "manifests.extra: value is 513 bytes long, at most 512 are allowed"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -146,6 +148,20 @@ func TestWorkloadValuesAreValidated(t *testing.T) {
 			require.Contains(t, snap.Errors.Error(), "wl:org/app-a/main/deploy/w.yaml:9: Workload \"api\": spec.deploymentTargets[0]."+c.want)
 		})
 	}
+}
+
+// Real values are accepted as the reference accepts them: version constraints, URLs, --set
+// strings, lists, paths with spaces, unicode, quotes, braces and release branches.
+func TestRealWorkloadValuesAreAccepted(t *testing.T) {
+	manifests := `{repo: "https://github.com/org/x", branch: "release/2024.06+hotfix", path: "./charts/my app/ünïcode",
+        chart: "oci://registry.example.com/charts/app", version: ">=2.3.0 <3.0.0", pin: "^1.4.0",
+        set: "replicas=2,tier=web", valuesFiles: "values-common.yaml values-west.yaml", values: "s3://bucket/values.yaml",
+        description: "Grafana dashboards: west region #2, \"beta\"", alert: "{{ $labels.instance }} is down", empty: ""}`
+	w := strings.Replace(workload("api", "dev", "./x"), `{repo: "https://github.com/org/api-gitops", branch: main, path: "./x"}`, manifests, 1)
+	snap := Load(tenancyInputs(map[string]string{"w.yaml": w}, map[string]string{"none.yaml": ""}))
+	require.Empty(t, snap.Errors)
+	require.Equal(t, []string{"api-dev@team-a"}, targetNames(snap))
+	require.Equal(t, ">=2.3.0 <3.0.0", snap.Targets[0].Manifests["version"])
 }
 
 // A file above the size limit is an error at its path and is not parsed.
@@ -180,7 +196,11 @@ func TestOlderRegistrationKeepsItsNames(t *testing.T) {
 		})
 	}
 	snap := Load(tenancyInputs(victim, attacker))
-	require.Equal(t, "./victim", snap.Targets[0].Manifests["path"], "without seniority, by registration name")
+	require.Empty(t, snap.Targets, "without history, neither registration gets the name")
+	require.True(t, snap.Incomplete, "both keep their last output: nothing is removed")
+	msgs := snap.Errors.Error()
+	require.Contains(t, msgs, `wl:org/app-a/main/deploy/w.yaml:1: Workload "api": Workload "api" is also produced at wl:org/app-b/main/deploy/w.yaml:1 (registration "team-b"); without the control plane's history to tell which registration is older, neither is rendered`)
+	require.Contains(t, msgs, `wl:org/app-b/main/deploy/w.yaml:1: Workload "api": Workload "api" is also produced at wl:org/app-a/main/deploy/w.yaml:1 (registration "team-a")`)
 }
 
 // Target names can collide across workloads (a-b + c and a + b-c): the older registration
@@ -206,4 +226,25 @@ func TestSeniorityIsAskedOnlyOnACollision(t *testing.T) {
 	in.Seniority = count
 	Load(in)
 	require.ElementsMatch(t, []string{"team-a", "team-b"}, asked)
+}
+
+// configSchemas are JSON-schema documents, kept whole on the target (its own, then the
+// Workload's) and bounded in size and number.
+func TestWorkloadConfigSchemasAreDocuments(t *testing.T) {
+	doc := `{"type": "object", "required": ["REGION"]}`
+	w := workload("api", "dev", "./api") + "      configSchemas: ['" + doc + "']\n  configSchemas: ['{\"type\": \"object\"}']\n"
+	none := map[string]string{"none.yaml": ""}
+	snap := Load(tenancyInputs(map[string]string{"w.yaml": w}, none))
+	require.Empty(t, snap.Errors)
+	require.Equal(t, []string{doc, `{"type": "object"}`}, snap.Targets[0].ConfigSchemas)
+
+	huge := `{"description": "` + strings.Repeat("x", 70<<10) + `"}`
+	w = workload("api", "dev", "./api") + "      configSchemas: ['" + huge + "']\n"
+	snap = Load(tenancyInputs(map[string]string{"w.yaml": w}, none))
+	require.Empty(t, snap.Targets)
+	require.Contains(t, snap.Errors.Error(), sprintf("spec.deploymentTargets[0].configSchemas[0]: the schema is %d bytes long, at most 65536 are allowed", len(huge)))
+
+	many := workload("api", "dev", "./api") + "      configSchemas: [" + strings.TrimSuffix(strings.Repeat("'{}', ", 17), ", ") + "]\n"
+	snap = Load(tenancyInputs(map[string]string{"w.yaml": many}, none))
+	require.Contains(t, snap.Errors.Error(), "spec.deploymentTargets[0].configSchemas: 17 schemas, at most 16 are allowed")
 }

@@ -1,9 +1,10 @@
 package scheduling
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"sort"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // keepOnlyWorkloads drops everything but Workload objects from what a workload repository
@@ -49,15 +50,6 @@ func kindOrDocument(kind string) string {
 	return kind
 }
 
-// validateSchemaNames checks ConfigSchema names a workload refers to.
-func validateSchemaNames(d *fieldDecoder, names []string, path string, line int) {
-	for _, n := range names {
-		for _, p := range validation.IsDNS1123Subdomain(n) {
-			d.fail(d.lineOf(path, line), "%s: invalid ConfigSchema name %q: %s", path, n, p)
-		}
-	}
-}
-
 // bySeniority orders workloads so that those of older registrations come first, when two
 // registrations deliver the same name: de-duplication then keeps the older one's. Only the
 // registrations that share a name are aged (it may read the control plane's history); the
@@ -96,4 +88,67 @@ func sharingNames(ws []*Workload) map[*WorkloadRegistration]bool {
 	}
 	delete(out, nil)
 	return out
+}
+
+// withoutContested keeps out the workloads that produce a Workload or deployment-target name
+// another registration's workloads also produce, when nothing tells which registration is
+// older (no history, as in the command line's directory mode): neither gets the name. Each is
+// reported at its file, naming the other's, and returned as broken, so that the targets keep
+// their last good output and nothing is removed.
+func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested []*Object) {
+	type producer struct {
+		w    *Workload
+		what string // the name's kind, for messages
+	}
+	byName := map[string][]producer{}
+	var order []string
+	for _, w := range ws {
+		names := map[string]string{"workload/" + w.Name: ObjectRef(KindWorkload, w.Name)}
+		for _, t := range w.Spec.DeploymentTargets {
+			names["target/"+TargetName(w.Name, t.Name)] = fmt.Sprintf("deployment target name %q", TargetName(w.Name, t.Name))
+		}
+		for _, n := range slices.Sorted(maps.Keys(names)) {
+			if byName[n] == nil {
+				order = append(order, n)
+			}
+			byName[n] = append(byName[n], producer{w, names[n]})
+		}
+	}
+	out := map[*Workload]bool{}
+	for _, n := range order {
+		ps := byName[n]
+		regs := map[*WorkloadRegistration]bool{}
+		for _, p := range ps {
+			regs[p.w.Registration] = true
+		}
+		if len(regs) < 2 {
+			continue
+		}
+		for _, p := range ps {
+			for _, other := range ps {
+				if other.w.Registration != p.w.Registration {
+					errs.Add(p.w.Pos, p.w.Ref(), "%s is also produced at %s (registration %q); without the control plane's history to tell which registration is older, neither is rendered (their last output stays)",
+						p.what, other.w.Pos, registrationName(other.w))
+					break
+				}
+			}
+			out[p.w] = true
+		}
+	}
+	for _, w := range ws {
+		if out[w] {
+			o := w.Object
+			contested = append(contested, &o)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	return kept, contested
+}
+
+func registrationName(w *Workload) string {
+	if w.Registration == nil {
+		return ""
+	}
+	return w.Registration.Name
 }

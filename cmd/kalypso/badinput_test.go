@@ -41,7 +41,12 @@ spec:
       matchLabels:
         size: small
 `)
-	f.write(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
+	f.write(t, "workloads", observabilityFile, observabilityWorkload)
+	return f
+}
+
+// observabilityWorkload is the fixture's Workload: targets prometheus and grafana in dev.
+const observabilityWorkload = `apiVersion: scheduler.kalypso.io/v1alpha1
 kind: Workload
 metadata:
   name: observability
@@ -62,9 +67,7 @@ spec:
         repo: https://github.com/microsoft/kalypso-svc-gitops
         branch: dev
         path: ./grafana
-`)
-	return f
-}
+`
 
 func (f *fleetFixture) dir(which string) string {
 	return map[string]string{"main": f.main, "env": f.env, "workloads": f.workloads}[which]
@@ -190,18 +193,19 @@ spec:
 			name: "YAML injection through a workload value",
 			mistake: func(t *testing.T, f *fleetFixture) {
 				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana",
-					`path: "./grafana\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`)
+					`path: './grafana" # the rest of the line is cut'`)
 			},
-			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value`,
+			want:     `observability.yaml:21: DeploymentTarget "observability-grafana": rendering small/observability-grafana: value "./grafana\\" # the rest of the line is cut" of manifests.path cannot be placed as one YAML scalar where Template "argocd" at \S+/scheduler_v1alpha1_template_argocd.yaml:22 writes it: the scalar reads back as "./grafana"`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
 		{
-			name: "template in a workload value",
+			name: "YAML injection through a workload value with a line break",
 			mistake: func(t *testing.T, f *fleetFixture) {
-				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana", `path: '{{ .ConfigData | toYaml | b64enc }}'`)
+				f.edit(t, "workloads", "microsoft/kalypso-svc-src/main/workloads/observability.yaml", "path: ./grafana",
+					`path: "./grafana\"\n  prune: true\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n"`)
 			},
-			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid value "\{\{ .ConfigData`,
+			want:     `observability.yaml:\d+: Workload "observability": spec.deploymentTargets\[1\].manifests.path: invalid path .*control characters`,
 			missing:  []string{smallGrafana},
 			rendered: []string{largeTemplates},
 		},
@@ -326,5 +330,60 @@ data:
 				require.Contains(t, after, p, "%s must not be removed because an input is broken", p)
 			}
 		})
+	}
+}
+
+// TestSevenMistakesInOneRun: every file's own errors are reported in one run of validate,
+// whatever else is broken: a broken ConfigMap hides neither a schema violation (reported at
+// the value that violates it) nor a reference to a template that does not exist; a bad label
+// hides no template syntax error; a template no cluster type uses still reports its syntax.
+func TestSevenMistakesInOneRun(t *testing.T) {
+	f := newFleetFixture(t)
+	// 1. a ConfigMap whose YAML is broken: its labels are unknown, so it may apply everywhere
+	f.edit(t, "env", "cluster-types/west-us/west-us-config.yaml", "REGION: West US", "REGION: [West US")
+	// 2. a value that violates a schema
+	f.edit(t, "env", "cluster-types/west-us/large/large-config.yaml", "CLUSTER_NAME: Large", "CLUSTER_NAME: Large\n  REPLICAS: many")
+	f.write(t, "env", "configs/schema.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: ConfigSchema
+metadata:
+  name: large-replicas
+  labels:
+    cluster-type: large
+spec:
+  schema: |
+    {"type": "object", "properties": {"REPLICAS": {"type": "integer"}}}
+`)
+	// 3. a reference to a template that does not exist
+	f.edit(t, "env", "cluster-types/west-us/small/small-cluster-type.yaml", "reconciler: argocd", "reconciler: flux-v3")
+	// 4. and 5. a bad label and a syntax error in one template
+	f.edit(t, "main", "templates/scheduler_v1alpha1_template_argocd.yaml", `someLabel: "true"`, `someLabel: "not valid!"`)
+	f.edit(t, "main", "templates/scheduler_v1alpha1_template_argocd.yaml", `namespace: "{{ .Namespace}}"`, `namespace: "{{ .Namespace }"`)
+	// 6. a template that no cluster type uses, with a syntax error
+	f.write(t, "main", "templates/unused.yaml", `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Template
+metadata:
+  name: unused
+spec:
+  type: reconciler
+  manifests:
+    - |
+      kind: Namespace
+      name: {{ .Namespace
+`)
+	// 7. an unknown field in a policy
+	f.edit(t, "env", "scheduling/small-policy.yaml", "  clusterTypeSelector:", "  clusterTypeSelectors: {}\n  clusterTypeSelector:")
+
+	code, stdout, stderr := runCLI(t, append([]string{"validate"}, f.args()...)...)
+	require.Equal(t, 1, code, stdout)
+	for _, want := range []string{
+		`west-us-config.yaml:\d+: ConfigMap "west-us-config": YAML syntax error: `,
+		`large-config.yaml:10: ConfigMap "large-config": config of 2 assignments \(large/observability-grafana, large/observability-prometheus\): value at /REPLICAS violates ConfigSchema "large-replicas" \(\S+/configs/schema.yaml:9\): got string, want integer`,
+		`small-cluster-type.yaml:9: ClusterType "small": spec.reconciler: template "flux-v3" does not exist`,
+		`scheduler_v1alpha1_template_argocd.yaml:5: Template "argocd": metadata.labels: invalid value for label "someLabel"`,
+		`scheduler_v1alpha1_template_argocd.yaml:19: Template "argocd": unexpected "}" in operand`,
+		`templates/unused.yaml:\d+: Template "unused": unclosed action`,
+		`small-policy.yaml:\d+: SchedulingPolicy "small-policy": spec: unknown field "clusterTypeSelectors"`,
+	} {
+		require.Regexp(t, regexp.MustCompile(want), stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,4 +72,34 @@ func TestGitModeErrorsNameTheBranch(t *testing.T) {
 	code, _, stderr = runCLI(t, "validate", "--repo", repo, "--environment", "prod")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `environment "prod" is not declared in main:.environments/`)
+}
+
+// In git mode the clone's history tells which of two registrations delivering the same Workload
+// name is older, as the app's does: the older keeps it, the newer gets the error.
+func TestGitModeOlderRegistrationKeepsAContestedName(t *testing.T) {
+	repo, _ := sampleRepo(t)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "workloads", "aaa-other.yaml"), []byte(otherRegistration), 0o644))
+	gitRun(t, repo, "add", "-A")
+	gitRun(t, repo, "commit", "-q", "-m", "a newer registration, named to sort first")
+	head := gitRun(t, repo, "rev-parse", "HEAD")
+	gitRun(t, repo, "checkout", "-q", "dev")
+	pin, err := os.ReadFile(filepath.Join(repo, "base-repo.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "base-repo.yaml"), regexp.MustCompile(`commit: [0-9a-f]+`).ReplaceAll(pin, []byte("commit: "+head)), 0o644))
+	gitRun(t, repo, "commit", "-q", "-am", "pin")
+	gitRun(t, repo, "checkout", "-q", "main")
+
+	workloads := t.TempDir()
+	require.NoError(t, os.CopyFS(workloads, os.DirFS(filepath.Join(sampleDir, "input/workload-sources"))))
+	other := filepath.Join(workloads, "other/svc-src/main/workloads")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "observability.yaml"), []byte(strings.ReplaceAll(observabilityWorkload, "./prometheus", "./stolen")), 0o644))
+
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, "render", "--repo", repo, "--environment", "dev", "--workloads-dir", workloads, "--out", out)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `other/svc-src/main/workloads/observability.yaml:1: Workload "observability": Workload "observability" is also defined at`)
+	data, err := os.ReadFile(filepath.Join(out, "large/observability-prometheus/reconciler.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(data), "./prometheus", "the older registration keeps the name")
 }

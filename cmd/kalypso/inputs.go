@@ -22,7 +22,7 @@ import (
 const githubURLVar = "KALYPSO_GITHUB_URL"
 
 // errUndeclaredEnvironment is returned when main declares environments but not the one asked for.
-var errUndeclaredEnvironment = errors.New("not declared")
+var errUndeclaredEnvironment = gitsource.ErrUndeclaredEnvironment
 
 // inputFlags are the flags that say where a control plane is read from.
 type inputFlags struct {
@@ -65,10 +65,11 @@ func (f *inputFlags) load(stderr io.Writer) (*scheduling.Snapshot, scheduling.Er
 	return snap, nil, nil
 }
 
-// policy is what the command allows the sources, as the app does by default: YAML files up
-// to 4 MiB, and deployment targets whose manifests.repo is on the --github-url host.
+// policy is what the command allows the sources, as the app does by default: the default
+// limits of sources.*, and deployment targets whose manifests.repo is on the --github-url host.
 func (f *inputFlags) policy() scheduling.Policy {
-	p := scheduling.Policy{MaxFileBytes: int64(config.DefaultMaxFileBytes)}
+	p := config.Default(nil).SourcePolicy()
+	p.ManifestHosts = nil
 	if u, err := url.Parse(f.githubURL); err == nil && u.Host != "" {
 		p.ManifestHosts = []string{u.Host}
 	}
@@ -101,8 +102,9 @@ func (f *inputFlags) dirInputs() (scheduling.Inputs, scheduling.Errors, error) {
 		}
 	}
 	main := scheduling.Source{FS: linkFreeDirFS(f.mainDir), Name: "main", Prefix: displayDir(f.mainDir)}
-	envs, errs := scheduling.LoadEnvironments(main)
-	name, err := f.dirEnvironment(envs, main.Prefix)
+	decls := scheduling.LoadDeclarations(main)
+	errs := decls.Errors
+	name, err := f.dirEnvironment(decls, main.Prefix)
 	if err != nil {
 		return scheduling.Inputs{}, errs, err
 	}
@@ -121,11 +123,15 @@ func (f *inputFlags) dirInputs() (scheduling.Inputs, scheduling.Errors, error) {
 // dirEnvironment names the environment of directory mode: --environment, or the Environment
 // whose branch is the --env-dir folder's name, or that name. When main declares environments,
 // the name must be one of them.
-func (f *inputFlags) dirEnvironment(envs []*scheduling.Environment, mainPrefix string) (string, error) {
+func (f *inputFlags) dirEnvironment(decls *scheduling.Declarations, mainPrefix string) (string, error) {
+	envs := decls.Environments
 	name, from := f.environment, "flag --environment"
 	if name == "" {
 		folder := filepath.Base(filepath.Clean(f.envDir))
 		name, from = defaultEnvironment(envs, folder), "the --env-dir folder name; name it with --environment"
+	}
+	if decls.InvalidOne(name) != nil {
+		return "", gitsource.UndeclaredError(decls, name, mainPrefix+scheduling.EnvironmentsDir+"/")
 	}
 	if len(envs) == 0 || scheduling.FindEnvironment(envs, name) != nil {
 		return name, nil
@@ -168,7 +174,9 @@ func (f *inputFlags) gitInputs(github *url.URL, stderr io.Writer) (scheduling.In
 	if f.workloadsDir != "" {
 		ws = dirWorkloads(f.workloadsDir)
 	}
-	return gitsource.Inputs(repo, f.environment, ws)
+	in, errs, err := gitsource.Inputs(repo, f.environment, ws, gitsource.Limits(f.policy()))
+	in.Seniority = func(reg *scheduling.WorkloadRegistration) int64 { return gitsource.RegistrationAge(repo, in, reg) }
+	return in, errs, err
 }
 
 func dirWorkloads(dir string) scheduling.WorkloadSource {

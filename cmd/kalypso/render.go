@@ -95,8 +95,12 @@ func renderInputs(in *inputFlags, stderr io.Writer) (*render.Result, int) {
 	if err != nil {
 		printErrors(stderr, errs)
 		var missing *gitsource.MissingCommitError
-		if errors.As(err, &missing) {
+		switch {
+		case errors.As(err, &missing):
 			fmt.Fprintf(stderr, "kalypso: %v\nfetch it with: git -C %s fetch origin %s\n", err, in.repo, missing.Commit)
+			return nil, 1
+		case errors.Is(err, gitsource.ErrInvalidEnvironment):
+			fmt.Fprintf(stderr, "kalypso: %v\n", err)
 			return nil, 1
 		}
 		fmt.Fprintf(stderr, "kalypso: %v\n", err)

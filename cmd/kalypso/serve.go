@@ -18,7 +18,6 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
-	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 func runServe(ctx context.Context, args []string, _, stderr io.Writer) int {
@@ -57,8 +56,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	}
 	clients := &serverClients{maxStatuses: cfg.Promotion.MaxClusters}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
-	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(scheduling.Policy{
-		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}), reconcile.WithBotLogin(clients.BotLogin))
+	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(cfg.SourcePolicy()), reconcile.WithBotLogin(clients.BotLogin))
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
 	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))

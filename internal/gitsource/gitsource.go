@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // wanted tells which files of a tree a control plane can use: YAML and .sourceignore.
@@ -21,8 +23,18 @@ func wanted(name string) bool {
 	return ext == ".yaml" || ext == ".yml" || path.Base(name) == ".sourceignore"
 }
 
+// entry is a file of a tree: its blob and size, read from the object's header.
+type entry struct {
+	hash plumbing.Hash
+	size int64
+}
+
 // TreeFS returns the YAML files (and .sourceignore) of a commit's tree as a read-only FS.
-// Options narrow it to a folder and leave files above a size unread.
+// What it reads is what loading the tree as a source reads (scheduling.SelectFiles), decided
+// from the sizes in the objects' headers before any file is read: when those files breach the
+// limits (options Limits or MaxFileBytes, the defaults otherwise), none is read and the FS
+// reports the breach; a file above the file size limit is left unread. Options narrow it to a
+// folder.
 func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, error) {
 	var o treeOptions
 	for _, opt := range opts {
@@ -36,40 +48,95 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	out := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}}
-	err = tree.Files().ForEach(func(f *object.File) error {
-		if !f.Mode.IsFile() || !wanted(f.Name) || !o.wants(f) {
-			return nil
-		}
-		if o.maxBytes > 0 && f.Size > o.maxBytes {
-			out.MapFS[f.Name] = &fstest.MapFile{Mode: 0o644}
-			out.large[f.Name] = f.Size
-			return nil
-		}
-		data, err := readBlob(f)
-		if err != nil {
-			return err
-		}
-		out.MapFS[f.Name] = &fstest.MapFile{Data: data, Mode: 0o644}
-		return nil
-	})
+	entries, err := listTree(repo, tree, &o)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	out := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}}
+	for name, e := range entries {
+		out.MapFS[name] = &fstest.MapFile{Mode: 0o644}
+		out.large[name] = e.size
+	}
+	if ignore, ok := entries[o.ignoreFile()]; ok && scheduling.CheckFileSize(ignore.size, o.policy) == nil {
+		if err := out.read(repo, entries, o.ignoreFile()); err != nil {
+			return nil, err
+		}
+	}
+	selected, err := scheduling.SelectFiles(out.sourceRoot(o.root), o.relativeUnder(), o.policy)
+	var limit *scheduling.SourceLimitError
+	switch {
+	case errors.As(err, &limit):
+		out.refused = err // every file stays listed, unread, with its size
+		return out, nil
+	case err != nil:
+		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	keep := map[string]bool{o.ignoreFile(): true}
+	for _, f := range selected {
+		name := path.Join(o.root, f.Path)
+		keep[name] = true
+		if scheduling.CheckFileSize(f.Size, o.policy) != nil {
+			continue // listed with its real size, unread
+		}
+		if err := out.read(repo, entries, name); err != nil {
+			return nil, err
+		}
+	}
+	for name := range entries {
+		if !keep[name] { // ignored by .sourceignore: never read
+			delete(out.MapFS, name)
+			delete(out.large, name)
+		}
 	}
 	return out, nil
 }
 
-func readBlob(f *object.File) ([]byte, error) {
-	r, err := f.Reader()
+// listTree lists the wanted files of a tree with their sizes, without reading them.
+func listTree(repo *git.Repository, tree *object.Tree, o *treeOptions) (map[string]entry, error) {
+	entries := map[string]entry{}
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return entries, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !e.Mode.IsFile() || !wanted(name) || !o.wants(name) {
+			continue
+		}
+		size, err := repo.Storer.EncodedObjectSize(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		entries[name] = entry{hash: e.Hash, size: size}
+	}
+}
+
+// read reads one listed file into the FS (nothing when it is not listed).
+func (t treeFS) read(repo *git.Repository, entries map[string]entry, name string) error {
+	e, ok := entries[name]
+	if !ok {
+		return nil
+	}
+	blob, err := repo.BlobObject(e.hash)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Name, err)
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, e.size))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Name, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
-	return data, nil
+	t.MapFS[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+	delete(t.large, name)
+	return nil
 }
 
 // Resolve finds the commit a branch name, tag, remote branch or hash refers to.
@@ -136,4 +203,18 @@ func Age(repo *git.Repository, commit plumbing.Hash, file string) int {
 		}
 	}
 	return age
+}
+
+// RegistrationAge tells how long a registration has existed in a control plane's history, as
+// Inputs read it: minus the number of commits its file has been on main (at in.Main's commit)
+// or on the environment branch (at in.Env's commit) without interruption, so that older
+// registrations sort first (scheduling.Inputs.Seniority).
+func RegistrationAge(repo *git.Repository, in scheduling.Inputs, reg *scheduling.WorkloadRegistration) int64 {
+	// Main's files are shown below its prefix; the environment branch's as branch:folder/file.
+	for _, src := range []struct{ prefix, commit string }{{in.Main.Prefix, in.Main.Commit}, {in.Env.Name + ":", in.Env.Commit}} {
+		if file, ok := strings.CutPrefix(reg.Pos.File, src.prefix); ok && src.commit != "" {
+			return -int64(Age(repo, plumbing.NewHash(src.commit), file))
+		}
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/go-git/go-git/v5"
@@ -14,33 +15,35 @@ const MainBranch = "main"
 
 // Inputs reads an environment's sources from a local clone of the control-plane repository:
 // the Environment from main's HEAD, its branch, and main at the commit its BaseRepo pins.
-func Inputs(repo *git.Repository, envName string, workloads scheduling.WorkloadSource) (scheduling.Inputs, scheduling.Errors, error) {
-	return InputsWithMain(repo, envName, workloads, plumbing.ZeroHash)
+// Options (Limits) bound what is read of each branch, as loading bounds each source.
+func Inputs(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, opts ...Option) (scheduling.Inputs, scheduling.Errors, error) {
+	return InputsWithMain(repo, envName, workloads, plumbing.ZeroHash, opts...)
 }
 
 // InputsWithMain is Inputs with main read at the given commit instead of the pinned one (zero:
 // the pin), to check a main commit against an environment before it is promoted.
-func InputsWithMain(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
-	return InputsAt(repo, envName, workloads, main, plumbing.ZeroHash)
+func InputsWithMain(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main plumbing.Hash, opts ...Option) (scheduling.Inputs, scheduling.Errors, error) {
+	return InputsAt(repo, envName, workloads, main, plumbing.ZeroHash, opts...)
 }
 
 // InputsAt is InputsWithMain with the environment branch read at envAt instead of its head
 // (zero: the head), e.g. a pull request's commit into that branch. Paths keep the branch's
 // prefix, so that errors name the branch's files.
-func InputsAt(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main, envAt plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
+func InputsAt(repo *git.Repository, envName string, workloads scheduling.WorkloadSource, main, envAt plumbing.Hash, opts ...Option) (scheduling.Inputs, scheduling.Errors, error) {
 	in := scheduling.Inputs{Environment: envName, Workloads: workloads}
 	head, err := Resolve(repo, MainBranch)
 	if err != nil {
 		return in, nil, err
 	}
-	mainHead, err := TreeFS(repo, head)
+	mainHead, err := TreeFS(repo, head, opts...)
 	if err != nil {
 		return in, nil, err
 	}
-	envs, errs := scheduling.LoadEnvironments(scheduling.Source{FS: mainHead, Prefix: MainBranch + ":"})
-	env := scheduling.FindEnvironment(envs, envName)
+	decls := scheduling.LoadDeclarations(scheduling.Source{FS: mainHead, Prefix: MainBranch + ":"})
+	errs := decls.Errors
+	env := scheduling.FindEnvironment(decls.Environments, envName)
 	if env == nil {
-		return in, errs, fmt.Errorf("environment %q is not declared in %s:%s/", envName, MainBranch, scheduling.EnvironmentsDir)
+		return in, errs, UndeclaredError(decls, envName, MainBranch+":"+scheduling.EnvironmentsDir+"/")
 	}
 	branch := env.Spec.ControlPlane.Branch
 	envCommit := envAt
@@ -49,24 +52,40 @@ func InputsAt(repo *git.Repository, envName string, workloads scheduling.Workloa
 			return in, errs, fmt.Errorf("environment %q: branch %q: %w", envName, branch, err)
 		}
 	}
-	envFS, err := TreeFS(repo, envCommit)
-	if err != nil {
-		return in, errs, err
-	}
 	dir, err := scheduling.SubPath(env.Spec.ControlPlane.Path)
 	if err != nil {
 		return in, errs, fmt.Errorf("environment %q: %w", envName, err)
+	}
+	envFS, err := TreeFS(repo, envCommit, append(opts[:len(opts):len(opts)], Root(dir))...)
+	if err != nil {
+		return in, errs, err
 	}
 	if envFS, err = Sub(envFS, dir); err != nil {
 		return in, errs, fmt.Errorf("environment %q: %w", envName, err)
 	}
 	in.Env = scheduling.Source{FS: envFS, Name: branch, Prefix: branch + ":" + dirPrefix(dir), Commit: envCommit.String()}
 	if main.IsZero() {
-		in.Main, err = pinnedMain(repo, in.Env, head)
+		in.Main, err = pinnedMain(repo, in.Env, head, opts)
 	} else {
-		in.Main, err = mainAt(repo, main)
+		in.Main, err = mainAt(repo, main, opts)
 	}
 	return in, errs, err
+}
+
+// ErrInvalidEnvironment is returned for an environment that main declares, but invalidly: its
+// errors say why.
+var ErrInvalidEnvironment = errors.New("declared but invalid")
+
+// ErrUndeclaredEnvironment is returned for an environment that main does not declare.
+var ErrUndeclaredEnvironment = errors.New("not declared")
+
+// UndeclaredError says why an environment is not among the valid ones main declares in folder:
+// declared but invalid (ErrInvalidEnvironment), or not declared (ErrUndeclaredEnvironment).
+func UndeclaredError(decls *scheduling.Declarations, name, folder string) error {
+	if o := decls.InvalidOne(name); o != nil {
+		return fmt.Errorf("environment %q is %w at %s (see its errors)", name, ErrInvalidEnvironment, o.Pos)
+	}
+	return fmt.Errorf("environment %q is %w in %s", name, ErrUndeclaredEnvironment, folder)
 }
 
 // MissingCommitError says that the main commit an environment branch pins is not in the repository.
@@ -92,7 +111,7 @@ func dirPrefix(dir string) string {
 }
 
 // pinnedMain returns main at the commit the environment's BaseRepo "main" pins (HEAD when unpinned).
-func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash) (scheduling.Source, error) {
+func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash, opts []Option) (scheduling.Source, error) {
 	commit := head
 	if pin := scheduling.PinnedCommit(env); pin != "" {
 		h, err := Resolve(repo, pin)
@@ -101,11 +120,11 @@ func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash)
 		}
 		commit = h
 	}
-	return mainAt(repo, commit)
+	return mainAt(repo, commit, opts)
 }
 
-func mainAt(repo *git.Repository, commit plumbing.Hash) (scheduling.Source, error) {
-	fsys, err := TreeFS(repo, commit)
+func mainAt(repo *git.Repository, commit plumbing.Hash, opts []Option) (scheduling.Source, error) {
+	fsys, err := TreeFS(repo, commit, opts...)
 	if err != nil {
 		return scheduling.Source{}, err
 	}

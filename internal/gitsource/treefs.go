@@ -1,7 +1,6 @@
 package gitsource
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -9,42 +8,79 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-// ErrTooLarge is returned when a file of a tree is larger than the MaxFileBytes option.
-var ErrTooLarge = errors.New("file is larger than the limit")
+// ErrTooLarge is returned when a file of a tree is larger than the file size limit.
+var ErrTooLarge = scheduling.ErrFileTooLarge
 
 // Option narrows what TreeFS reads.
 type Option func(*treeOptions)
 
 type treeOptions struct {
-	under    string // only files below this folder ("" is the whole tree)
-	maxBytes int64  // files larger than this are listed but not read (0: no limit)
+	under  string            // only files below this folder ("" is the whole tree)
+	root   string            // the folder the source is: its .sourceignore applies ("" is the tree's root)
+	policy scheduling.Policy // the limits of one source
 }
 
-// Under reads only the files below dir.
+// Under reads only the files below dir, as a workload source of that folder is read: the
+// .sourceignore at the root of the tree applies.
 func Under(dir string) Option {
 	return func(o *treeOptions) { o.under = strings.Trim(dir, "/") }
+}
+
+// Root reads the folder dir as a source of its own, as an environment branch whose control
+// plane path is dir is read: only files below dir, with dir's .sourceignore.
+func Root(dir string) Option {
+	return func(o *treeOptions) {
+		o.root = strings.Trim(path.Clean("/"+dir), "/")
+		o.under = o.root
+	}
 }
 
 // MaxFileBytes leaves files larger than n bytes unread: they are listed, report their real
 // size, and fail to open with ErrTooLarge, so that a huge file never enters memory.
 func MaxFileBytes(n int64) Option {
-	return func(o *treeOptions) { o.maxBytes = n }
+	return func(o *treeOptions) { o.policy.MaxFileBytes = n }
 }
 
-func (o *treeOptions) wants(f *object.File) bool {
-	if o.under == "" {
-		return true
-	}
-	return f.Name == o.under || strings.HasPrefix(f.Name, o.under+"/") || f.Name == ".sourceignore"
+// Limits bounds what is read as loading a source bounds it: the files of one source
+// together (scheduling.SelectFiles) and each file.
+func Limits(p scheduling.Policy) Option {
+	return func(o *treeOptions) { o.policy = p }
+}
+
+// wants tells whether a file of the tree is below the folder read, or the .sourceignore that applies.
+func (o *treeOptions) wants(name string) bool {
+	return o.under == "" || name == o.under || strings.HasPrefix(name, o.under+"/") || name == o.ignoreFile()
+}
+
+// ignoreFile is the path of the .sourceignore that applies.
+func (o *treeOptions) ignoreFile() string { return path.Join(o.root, ".sourceignore") }
+
+// relativeUnder is the folder read, relative to the source's root.
+func (o *treeOptions) relativeUnder() string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(o.under, o.root), "/")
+	return rel
 }
 
 // treeFS is the files read from a tree, with the ones too large to read.
 type treeFS struct {
 	fstest.MapFS
-	large map[string]int64 // path → size of files left unread
+	large   map[string]int64 // path → size of files left unread
+	refused error            // why no file of the source was read (a breach of its limits)
+}
+
+// Refused implements scheduling.Refuser.
+func (t treeFS) Refused() error { return t.refused }
+
+// sourceRoot is the FS below the source's root folder.
+func (t treeFS) sourceRoot(root string) fs.FS {
+	if root == "" {
+		return t
+	}
+	sub, _ := t.Sub(root)
+	return sub
 }
 
 // Open implements fs.FS.
@@ -73,7 +109,7 @@ func (t treeFS) Stat(name string) (fs.FileInfo, error) {
 
 // Sub implements fs.SubFS so that sub-trees keep refusing large files.
 func (t treeFS) Sub(dir string) (fs.FS, error) {
-	sub := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}}
+	sub := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, refused: t.refused}
 	prefix := dir + "/"
 	for p, f := range t.MapFS {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
@@ -90,7 +126,11 @@ func (t treeFS) Sub(dir string) (fs.FS, error) {
 
 func (t treeFS) refuse(op, name string) error {
 	if size, ok := t.large[name]; ok {
-		return &fs.PathError{Op: op, Path: name, Err: fmt.Errorf("%w: %d bytes, limit exceeded (setting sources.maxFileBytes)", ErrTooLarge, size)}
+		err := t.refused
+		if err == nil {
+			err = fmt.Errorf("%w: %d bytes, over the limit (setting %s)", ErrTooLarge, size, scheduling.SettingMaxFileBytes)
+		}
+		return &fs.PathError{Op: op, Path: name, Err: err}
 	}
 	return nil
 }

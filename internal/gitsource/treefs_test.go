@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 func commitFiles(t *testing.T, repo *git.Repository, parent plumbing.Hash, files map[string]string, when time.Time) plumbing.Hash {
@@ -88,4 +90,53 @@ func TestAge(t *testing.T) {
 	require.Equal(t, 3, Age(repo, c4, "regs/b.yaml"))
 	require.Equal(t, 1, Age(repo, c4, "regs/a.yaml"), "re-added: counted from its return")
 	require.Equal(t, 0, Age(repo, c3, "regs/a.yaml"), "absent")
+}
+
+// TreeFS decides what it reads from the sizes in the objects' headers, as loading does: a
+// commit naming one blob at a hundred paths is over the source's limit (each path counts),
+// and none of them is read into memory; a source within its limits is read whole.
+func TestTreeFSRefusesASourceOverItsLimitWithoutReadingIt(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	require.NoError(t, err)
+	blob := "# " + strings.Repeat("x", 40_000) + "\n"
+	files := map[string]string{".sourceignore": "ignored/\n", "ignored/huge.yaml": strings.Repeat("y", 1<<20), "deploy/w.yaml": "kind: Workload\n"}
+	for i := range 100 {
+		files[fmt.Sprintf("deploy/copy-%03d.yaml", i)] = blob
+	}
+	head := commitFiles(t, repo, plumbing.ZeroHash, files, time.Unix(0, 0))
+	limits := scheduling.Policy{MaxSourceBytes: 1 << 20}
+
+	fsys, err := TreeFS(repo, head, Under("deploy"), Limits(limits))
+	require.NoError(t, err)
+	require.ErrorIs(t, fsys.(scheduling.Refuser).Refused(), scheduling.ErrSourceTooLarge)
+	for name, f := range fsys.(treeFS).MapFS {
+		if name != ".sourceignore" {
+			require.Empty(t, f.Data, "%s is not read", name)
+		}
+	}
+	_, err = fs.ReadFile(fsys, "deploy/w.yaml")
+	require.ErrorIs(t, err, scheduling.ErrSourceTooLarge)
+	_, err = scheduling.SelectFiles(fsys, "deploy", limits)
+	require.ErrorIs(t, err, scheduling.ErrSourceTooLarge, "loading reports the same breach")
+	sub, err := Sub(fsys, "deploy")
+	require.NoError(t, err)
+	require.ErrorIs(t, sub.(scheduling.Refuser).Refused(), scheduling.ErrSourceTooLarge)
+
+	limits.MaxSourceBytes = int64(100*len(blob) + len("kind: Workload\n"))
+	fsys, err = TreeFS(repo, head, Under("deploy"), Limits(limits))
+	require.NoError(t, err, "the ignored megabyte does not count")
+	require.NoError(t, fsys.(scheduling.Refuser).Refused())
+	data, err := fs.ReadFile(fsys, "deploy/copy-042.yaml")
+	require.NoError(t, err)
+	require.Equal(t, blob, string(data))
+	_, err = fs.Stat(fsys, "ignored/huge.yaml")
+	require.ErrorIs(t, err, fs.ErrNotExist, "an ignored file is not read")
+
+	fsys, err = TreeFS(repo, head, Root("deploy"), Limits(limits))
+	require.NoError(t, err, "a source rooted at a folder counts only that folder")
+	sub, err = Sub(fsys, "deploy")
+	require.NoError(t, err)
+	selected, err := scheduling.SelectFiles(sub, "", limits)
+	require.NoError(t, err)
+	require.Len(t, selected, 101)
 }

@@ -19,6 +19,11 @@ const (
 	maxOutputText            = 65000
 )
 
+// maxAnnotations is how many errors a check run shows as annotations: those that one request
+// carries, so that reporting costs the same few REST calls whatever the number of errors. The
+// others are listed in the run's text.
+const maxAnnotations = maxAnnotationsPerRequest
+
 // Commit is a pushed commit a check run is reported on.
 type Commit struct {
 	Installation int64
@@ -198,15 +203,22 @@ func checkSummary(out *Outcome, failure error) string {
 	return b.String()
 }
 
-// annotate turns errors in the commit's own files into annotations; the others go to the text.
+// annotate turns errors in the commit's own files into annotations, at most maxAnnotations of
+// them; the others go to the text.
 func annotate(c Commit, out *Outcome, failure error) ([]*github.CheckRunAnnotation, string) {
 	var anns []*github.CheckRunAnnotation
-	var text strings.Builder
+	var text, more strings.Builder
 	if out.Result == nil {
 		return nil, ""
 	}
+	skipped := 0
 	for _, e := range out.Result.Errors {
 		if path, ok := ownPath(c, e.Pos.File); ok && path != "" {
+			if len(anns) == maxAnnotations {
+				skipped++
+				fmt.Fprintf(&more, "- `%s`\n", e)
+				continue
+			}
 			msg := e.Msg
 			if e.Object != "" {
 				msg = e.Object + ": " + msg
@@ -218,10 +230,14 @@ func annotate(c Commit, out *Outcome, failure error) ([]*github.CheckRunAnnotati
 		}
 		fmt.Fprintf(&text, "- `%s`\n", e)
 	}
-	if text.Len() > 0 {
-		return anns, "Errors in other repositories or branches:\n\n" + text.String()
+	var out2 strings.Builder
+	if skipped > 0 {
+		fmt.Fprintf(&out2, "%s beyond the first %d, which are annotations:\n\n%s\n", plural.Count(skipped, "more error"), maxAnnotations, more.String())
 	}
-	return anns, ""
+	if text.Len() > 0 {
+		out2.WriteString("Errors in other repositories or branches:\n\n" + text.String())
+	}
+	return anns, out2.String()
 }
 
 func ownPath(c Commit, file string) (string, bool) {

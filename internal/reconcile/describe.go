@@ -42,7 +42,8 @@ func (r *Reconciler) Describe(ctx context.Context, inst int64, repo envref.Repo)
 		}
 		for _, e := range envs {
 			info := envref.EnvInfo{Env: envref.Env{Installation: inst, ControlPlane: repo, Name: e.Name}, Branch: e.Spec.ControlPlane.Branch}
-			if in, _, err := gitsource.Inputs(s.Repo, e.Name, refusing{}); err == nil {
+			if in, _, err := gitsource.Inputs(s.Repo, e.Name, refusing{}, gitsource.Limits(r.policy)); err == nil {
+				in.Policy = r.policy
 				fillTargets(&info, scheduling.Load(in))
 			}
 			out = append(out, info)

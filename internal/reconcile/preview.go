@@ -69,15 +69,15 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	var limits *scheduling.Limits
 	out := &Preview{Env: env}
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
-	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}
+	ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy}
 	gated := &registeredOnly{inner: ws, base: pr.Base, refused: &out.NotPreviewed}
 	out.As = as
 	if as == AsWorkload {
-		gated.inner = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes, pull: &pr, read: out}
+		gated.inner = &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy, pull: &pr, read: out}
 	}
 	err = r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
 		var err error
-		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash); err != nil {
+		if cur, curErrs, err = gitsource.InputsAt(s.Repo, env.Name, ws, plumbing.ZeroHash, plumbing.ZeroHash, gitsource.Limits(r.policy)); err != nil {
 			return err
 		}
 		if as == AsMain {
@@ -96,7 +96,7 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 				mainAt, envAt = commit, plumbing.ZeroHash
 			}
 		}
-		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, gated, mainAt, envAt); err != nil {
+		if next, nextErrs, err = gitsource.InputsAt(s.Repo, env.Name, gated, mainAt, envAt, gitsource.Limits(r.policy)); err != nil {
 			return err
 		}
 		limits, err = guardOnMain(s, env.Name)

@@ -58,7 +58,7 @@ func registeredOnMain(s *gitcache.Session, env string, policy scheduling.Policy)
 	if err != nil {
 		return nil, err
 	}
-	in, _, err := gitsource.InputsAt(s.Repo, env, refusing{}, main, plumbing.ZeroHash)
+	in, _, err := gitsource.InputsAt(s.Repo, env, refusing{}, main, plumbing.ZeroHash, gitsource.Limits(policy))
 	if err != nil {
 		return nil, err
 	}

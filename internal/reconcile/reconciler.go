@@ -177,7 +177,7 @@ func (r *Reconciler) inputs(ctx context.Context, env envref.Env, token string, m
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
 	err := r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
 		var err error
-		in, errs, err = gitsource.InputsWithMain(s.Repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, maxBytes: r.policy.MaxFileBytes}, main)
+		in, errs, err = gitsource.InputsWithMain(s.Repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy}, main, gitsource.Limits(r.policy))
 		return err
 	})
 	return in, errs, err

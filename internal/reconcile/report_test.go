@@ -103,7 +103,7 @@ func TestReportAnnotationLinesAndPaths(t *testing.T) {
 	require.Equal(t, 1, anns[1].GetEndLine())
 }
 
-func TestReportSendsAnnotationsInBatchesOf50(t *testing.T) {
+func TestReportSendsAtMost50Annotations(t *testing.T) {
 	for _, n := range []int{49, 50, 51, 120} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			r, g := withFake()
@@ -112,23 +112,8 @@ func TestReportSendsAnnotationsInBatchesOf50(t *testing.T) {
 				errs = append(errs, errAt("dev:f.yaml", i+1, "", "bad"))
 			}
 			require.NoError(t, r.Report(context.Background(), BranchCommit(7, plane, "dev", "c1"), outcome(1, errs...), nil))
-			var sizes []int
-			for _, c := range g.Calls()[1:] {
-				switch o := c.Args[0].(type) {
-				case github.CreateCheckRunOptions:
-					sizes = append(sizes, len(o.Output.Annotations))
-				default:
-					opts := c.Args[1].(github.UpdateCheckRunOptions)
-					require.Nil(t, opts.Status, "batches only add annotations")
-					sizes = append(sizes, len(opts.Output.Annotations))
-				}
-			}
-			want := []int{}
-			for left := n; left > 0; left -= 50 {
-				want = append(want, min(left, 50))
-			}
-			require.Equal(t, want, sizes)
-			require.Len(t, g.Annotations[g.Runs[plane][0].GetID()], n)
+			require.Equal(t, []string{"CheckRuns", "CreateCheckRun"}, g.Methods())
+			require.Len(t, g.Annotations[g.Runs[plane][0].GetID()], min(n, 50))
 		})
 	}
 }
@@ -181,12 +166,12 @@ func TestReportFailures(t *testing.T) {
 	for _, method := range []string{"CheckRuns", "CreateCheckRun", "UpdateCheckRun"} {
 		t.Run(method, func(t *testing.T) {
 			r, g := withFake()
-			g.Fail(method, boom)
-			var errs []*scheduling.Error
-			for i := range 60 {
-				errs = append(errs, errAt("dev:f.yaml", i+1, "", "bad"))
+			commit := BranchCommit(7, plane, "dev", "c1")
+			if method == "UpdateCheckRun" { // a run to update
+				require.NoError(t, r.Report(context.Background(), commit, outcome(1), nil))
 			}
-			err := r.Report(context.Background(), BranchCommit(7, plane, "dev", "c1"), outcome(1, errs...), nil)
+			g.Fail(method, boom)
+			err := r.Report(context.Background(), commit, outcome(1, errAt("dev:f.yaml", 1, "", "bad")), nil)
 			require.ErrorIs(t, err, boom)
 		})
 	}
@@ -201,4 +186,20 @@ func TestCheckExternalIDRoundTrip(t *testing.T) {
 		_, _, ok := ParseExternalID(bad)
 		require.False(t, ok, bad)
 	}
+}
+
+// However many errors a commit has, its check run costs the same REST calls: the first errors
+// in its own files are annotations, the others are listed in the text.
+func TestReportCapsAnnotations(t *testing.T) {
+	var errs []*scheduling.Error
+	for i := range 500 {
+		errs = append(errs, errAt("dev:bomb.yaml", i+1, "", fmt.Sprintf("broken %d", i)))
+	}
+	r, g := withFake()
+	require.NoError(t, r.Report(context.Background(), BranchCommit(7, plane, "dev", "c1"), outcome(1, errs...), nil))
+	require.Equal(t, []string{"CheckRuns", "CreateCheckRun"}, g.Methods(), "one request carries the check run")
+	opts := g.Calls()[1].Args[0].(github.CreateCheckRunOptions)
+	require.Len(t, opts.Output.Annotations, maxAnnotations)
+	require.Contains(t, opts.Output.GetText(), fmt.Sprintf("%d more errors beyond the first %d", 500-maxAnnotations, maxAnnotations))
+	require.Contains(t, opts.Output.GetText(), "dev:bomb.yaml:51: broken 50")
 }

@@ -12,10 +12,10 @@ import (
 
 // cachedWorkloads reads registered workload repositories through the git cache.
 type cachedWorkloads struct {
-	ctx      context.Context
-	cache    Git
-	token    string
-	maxBytes int64 // largest file read (0: no limit)
+	ctx    context.Context
+	cache  Git
+	token  string
+	policy scheduling.Policy // the limits of one source
 	// pull, when set, is a pull request into a branch of a workload repository: that branch is
 	// read at the pull request's result, through the repository's own refs/pull/N/… refs, and
 	// read records which ref was read.
@@ -47,8 +47,8 @@ func (w *cachedWorkloads) Workload(spec scheduling.ManifestsSpec) (scheduling.So
 			}
 			head, w.read.Read, w.read.Commit = commit, which, commit.String()
 		}
-		// Only the registered folder is read, and no file above the limit enters memory.
-		fsys, err := gitsource.TreeFS(s.Repo, head, gitsource.Under(dir), gitsource.MaxFileBytes(w.maxBytes))
+		// Only the registered folder is read, and only within the limits of one source.
+		fsys, err := gitsource.TreeFS(s.Repo, head, gitsource.Under(dir), gitsource.Limits(w.policy))
 		if err != nil {
 			return err
 		}

@@ -105,13 +105,29 @@ func (w workloadRepo) Workload(scheduling.ManifestsSpec) (scheduling.Source, err
 	return scheduling.Source{FS: w.fsys, Name: "workload"}, nil
 }
 
+// firstEnvironment is the upstream environment the Environment example names.
+const firstEnvironment = `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Environment
+metadata:
+  name: dev
+spec:
+  controlPlane:
+    repo: https://github.com/org/control-plane
+    branch: dev
+    path: .
+  promotion:
+    approval: automatic
+`
+
 // Every kind's example in the reference decodes strictly with the app's own loader: the
 // examples use the fields as they are, with valid values.
 func TestExamplesDecode(t *testing.T) {
 	ex := generate(t, schedulingDir).Examples
-	envs, errs := scheduling.LoadEnvironments(scheduling.Source{FS: mapFS(map[string][]byte{".environments/stage.yaml": ex["Environment"]}), Name: "main"})
+	// The example promotes after dev: dev is declared beside it, as the first environment.
+	envs, errs := scheduling.LoadEnvironments(scheduling.Source{FS: mapFS(map[string][]byte{
+		".environments/stage.yaml": ex["Environment"], ".environments/dev.yaml": []byte(firstEnvironment)}), Name: "main"})
 	require.Empty(t, errs)
-	require.Len(t, envs, 1)
+	require.Len(t, envs, 2)
 
 	main := mapFS(map[string][]byte{"templates/default.yaml": ex["Template"], "workloads/payments.yaml": ex["WorkloadRegistration"],
 		"schemas/payments.yaml": ex["ConfigSchema"]})
