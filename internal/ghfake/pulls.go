@@ -19,6 +19,19 @@ func (g *GitHub) Repositories(context.Context) ([]envref.Repo, error) {
 	return append([]envref.Repo(nil), g.Repos...), nil
 }
 
+// PullRequest implements ghport.GitHub.
+func (g *GitHub) PullRequest(_ context.Context, repo envref.Repo, number int) (*github.PullRequest, error) {
+	defer g.mu.Unlock()
+	if err := g.enter("PullRequest", repo, number); err != nil {
+		return nil, err
+	}
+	pr := g.pull(repo, number)
+	if pr == nil {
+		return nil, notFound("pull request", number)
+	}
+	return copyPR(pr), nil
+}
+
 // OpenPullRequests implements ghport.GitHub.
 func (g *GitHub) OpenPullRequests(_ context.Context, repo envref.Repo, head, base string) ([]*github.PullRequest, error) {
 	defer g.mu.Unlock()

@@ -19,6 +19,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrPullRequestExists: a pull request for the same head and base is already open.
 	ErrPullRequestExists = errors.New("a pull request already exists")
+	// ErrNoCommits: a pull request cannot be opened because its head has no commit its base
+	// lacks (the base moved, e.g. a merge, since the head was read).
+	ErrNoCommits = errors.New("no commits between base and head")
 )
 
 // GitHub is what orchestration asks of GitHub, for one installation. Lists return the first
@@ -27,6 +30,8 @@ type GitHub interface {
 	// Repositories lists every repository the installation can see.
 	Repositories(ctx context.Context) ([]envref.Repo, error)
 
+	// PullRequest reads a pull request as GitHub has it now; ErrNotFound when there is none.
+	PullRequest(ctx context.Context, repo envref.Repo, number int) (*github.PullRequest, error)
 	// OpenPullRequests lists the open pull requests of repo from branch head of repo into base.
 	OpenPullRequests(ctx context.Context, repo envref.Repo, head, base string) ([]*github.PullRequest, error)
 	// CreatePullRequest opens a pull request; ErrPullRequestExists when one is open already.

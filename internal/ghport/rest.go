@@ -42,6 +42,9 @@ func classify(err error) error {
 		if strings.Contains(ge.Error(), "already exists") {
 			return &kindError{kind: ErrPullRequestExists, err: err}
 		}
+		if strings.Contains(ge.Error(), "No commits between") {
+			return &kindError{kind: ErrNoCommits, err: err}
+		}
 	}
 	return err
 }
@@ -63,6 +66,12 @@ func (c REST) Repositories(ctx context.Context) ([]envref.Repo, error) {
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// PullRequest implements GitHub.
+func (c REST) PullRequest(ctx context.Context, repo envref.Repo, number int) (*github.PullRequest, error) {
+	pr, _, err := c.gh.PullRequests.Get(ctx, repo.Owner, repo.Name, number)
+	return pr, classify(err)
 }
 
 // OpenPullRequests implements GitHub.
