@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/rcrowley/go-metrics"
+
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 // quantiles returns the quantiles exported for timers and histograms.
@@ -210,6 +212,20 @@ func metricHelp(name string) string {
 		return "Requests left in the current GitHub rate-limit window, by resource, from the latest response."
 	case MetricGitHubRetries:
 		return "GitHub requests retried, by reason."
+	case MetricWebhooksEchoes:
+		return "Deliveries of events the app's own writes caused (its check runs, pushes, pull requests, statuses), dropped before they take a slot, by event type."
+	case workq.MetricDepth:
+		return "Keys of work ready to run, by queue."
+	case workq.MetricKeys:
+		return "Distinct keys of work waiting (delayed retries and polls included), by queue; bounded by queueSize."
+	case workq.MetricCoalesced:
+		return "Adds of work merged into a key already waiting, by queue and kind."
+	case workq.MetricRetries:
+		return "Failed runs of work tried again after a backoff, by queue and kind."
+	case workq.MetricFailures:
+		return "Runs of work that failed for good (queue.maxAttempts tries), by queue and kind."
+	case workq.MetricKeyLatency:
+		return "Time from a key's first add to the end of the run that did its work, by queue and kind."
 	case "kalypso_fleet_promotion_state":
 		return "Promotion state of the commit an environment pins: 0 unknown, 1 awaiting merge, 2 waiting for clusters, 3 deployed, 4 failed, 5 superseded, 6 awaiting approval."
 	case "kalypso_fleet_clusters_compliant":

@@ -34,6 +34,7 @@ type Queue struct {
 	attempts            int
 	timeout             time.Duration
 	logger              zerolog.Logger
+	redact              func(string) string
 	reg                 metrics.Registry
 	now                 func() time.Time
 	base                context.Context
@@ -79,6 +80,10 @@ func WithRunTimeout(d time.Duration) Option { return func(q *Queue) { q.timeout 
 // WithLogger sets the logger of retries and failures.
 func WithLogger(l zerolog.Logger) Option { return func(q *Queue) { q.logger = l } }
 
+// WithRedact filters the text of errors before they are logged (to hide tokens they may
+// hold); default none.
+func WithRedact(redact func(string) string) Option { return func(q *Queue) { q.redact = redact } }
+
 // WithMetrics registers the queue's metrics in reg.
 func WithMetrics(reg metrics.Registry) Option { return func(q *Queue) { q.reg = reg } }
 
@@ -89,7 +94,7 @@ func WithClock(now func() time.Time) Option { return func(q *Queue) { q.now = no
 // every run derives from ctx.
 func New(ctx context.Context, name string, run Func, opts ...Option) *Queue {
 	q := &Queue{name: name, run: run, workers: 1, attempts: 6, baseDelay: time.Second, maxDelay: time.Minute,
-		logger: zerolog.Nop(), reg: metrics.NewRegistry(), now: time.Now, base: ctx, entries: map[Key]*entry{}}
+		logger: zerolog.Nop(), redact: func(s string) string { return s }, reg: metrics.NewRegistry(), now: time.Now, base: ctx, entries: map[Key]*entry{}}
 	for _, o := range opts {
 		o(q)
 	}
@@ -97,7 +102,7 @@ func New(ctx context.Context, name string, run Func, opts ...Option) *Queue {
 	q.limiter = workqueue.NewTypedItemExponentialFailureRateLimiter[Key](q.baseDelay, q.maxDelay)
 	q.wq = workqueue.NewTypedRateLimitingQueueWithConfig(q.limiter,
 		workqueue.TypedRateLimitingQueueConfig[Key]{Name: name, MetricsProvider: provider{q.reg}})
-	metrics.GetOrRegister(labeled(MetricKeys, "queue", name), metrics.NewFunctionalGauge(func() int64 {
+	q.reg.GetOrRegister(labeled(MetricKeys, "queue", name), metrics.NewFunctionalGauge(func() int64 {
 		return int64(q.Keys())
 	}))
 	return q
@@ -253,12 +258,12 @@ func (q *Queue) finish(r *run, err error, retry bool, rounds []*Round, since tim
 	case retry:
 		wait := q.limiter.When(r.key)
 		q.counter(MetricRetries, r.key.Kind).Inc(1)
-		log.Warn().Err(err).Dur("retry_in_ms", wait).Msg("work failed; retrying")
+		log.Warn().Str("error", q.redact(err.Error())).Dur("retry_in_ms", wait).Msg("work failed; retrying")
 		q.wq.AddAfter(r.key, wait)
 		return
 	case err != nil:
 		q.counter(MetricFailures, r.key.Kind).Inc(1)
-		log.Error().Err(err).Msg("work failed; giving up until the next event or resync")
+		log.Error().Str("error", q.redact(err.Error())).Msg("work failed; giving up until the next event or resync")
 	}
 	q.limiter.Forget(r.key)
 	if r.after > 0 {
