@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: all build test e2e demo bench vet fmt tools browser deploy-check fuzz cover
+.PHONY: all build test e2e demo bench vet fmt tools browser deploy-check fuzz cover race
 
 # Pinned tools for the deployment checks (deploy/), built from source with the Go
 # toolchain into bin/tools once; a version change installs the new version.
@@ -19,9 +19,19 @@ all: build
 build: ## build the kalypso binary into ./bin
 	$(GO) build -trimpath -o bin/kalypso ./cmd/kalypso
 
-test: vet tools browser ## run every test (unit, conformance, end to end, Helm chart and kustomize base), then the fuzz targets for a bounded time
+test: vet tools browser ## run every test (unit, conformance, end to end, Helm chart and kustomize base), the orchestration under the race detector, then the fuzz targets for a bounded time
 	$(GO) test -count=1 -timeout 15m ./...
+	$(MAKE) race
 	$(MAKE) fuzz
+
+# The packages that run concurrent work, and the replicas end-to-end tests against a binary
+# built with the race detector (a data race there fails the test that met it).
+RACE_PKGS := ./app/... ./handlers/... ./internal/reconcile/... ./internal/promote/... ./internal/envref/... \
+	./internal/gitcache/... ./internal/workq/... ./internal/coord/...
+
+race: ## run the orchestration packages and the replicas end-to-end tests under the race detector
+	$(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
+	KALYPSO_E2E_RACE=1 $(GO) test -count=1 -timeout 10m -run 'TestE2EReplicas' ./e2e
 
 FUZZTIME ?= 10s
 

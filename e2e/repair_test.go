@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
@@ -76,14 +77,13 @@ func TestE2EAReplicaKilledMidReconcile(t *testing.T) {
 	c := newCluster(w, 2)
 	c.startAll()
 	c.routeTo(map[string]int{"killed change": 0})
-	gate := make(chan struct{})
 	w.sim.InjectFault(githubsim.Fault{Git: true, PathPattern: "/" + sample.Owner + "/" + sample.GitOpsRepo + ".git/",
-		Header: map[string]string{replicaHeader: "a"}, Gate: gate})
+		Header: map[string]string{replicaHeader: "a"}, Delay: time.Hour})
 	sha, err := w.sim.CommitFiles(sample.Owner, sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Killed"))}, "killed change")
 	require.NoError(t, err)
 	w.eventually(func() bool { return w.sim.HeldCalls() == 1 }, "replica a reads its inputs and waits on GitHub")
-	c.kill(0)
-	close(gate)
+	c.kill(0) // its slowed call ends with its connection
+	w.eventually(func() bool { return w.sim.HeldCalls() == 0 }, "the simulator lets go of the call")
 	require.Nil(t, w.check(sample.ControlPlane, sha, "dev"), "nothing was reported")
 	require.NotContains(t, w.tree("kalypso/dev")["large/observability-prometheus/platform-config.yaml"], "ENVIRONMENT: Killed")
 
