@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -203,9 +204,15 @@ func (w *world) kill() {
 	_ = w.app.cmd.Process.Kill()
 	<-w.app.done
 	w.app = nil
+	w.markLost(func(string) bool { return true })
+}
+
+// markLost records as lost the deliveries an app accepted and had not processed when it was
+// killed; answered tells which deliveries that app answered.
+func (w *world) markLost(answered func(id string) bool) {
 	done := w.processed()
 	for _, d := range w.sim.Deliveries() {
-		if w.accepted(d) && done[d.ID] < 1+w.redelivered[d.ID] {
+		if answered(d.ID) && w.accepted(d) && done[d.ID] < 1+w.redelivered[d.ID] {
 			w.lost[d.ID] = true
 		}
 	}
@@ -216,14 +223,20 @@ func (w *world) stop() {
 	if w.app == nil {
 		return
 	}
-	_ = w.app.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-w.app.done:
-	case <-time.After(30 * time.Second):
-		_ = w.app.cmd.Process.Kill()
-		<-w.app.done
-	}
+	w.app.stop()
 	w.app = nil
+}
+
+// stop ends the process gracefully (SIGTERM), killing it after 30 s, and waits for it.
+func (p *appProcess) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a paused process cannot stop
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
 }
 
 // settle waits until the app has processed every webhook the simulator delivered to it and

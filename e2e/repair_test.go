@@ -105,14 +105,7 @@ func TestE2EAPromoteButtonLostToA502IsAskedForAgain(t *testing.T) {
 	require.NoError(t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "reconciliation succeeded"))
 	w.waitStatus("dev", main, "success", "deployed to 1 cluster")
 	var run *github.CheckRun
-	w.eventually(func() bool {
-		for _, r := range w.sim.CheckRuns(sample.Owner, sample.ControlPlane, main) {
-			if r.GetName() == "Promote to stage" {
-				run = r
-			}
-		}
-		return run != nil
-	}, "the approval check run appears")
+	w.eventually(func() bool { run = w.approvalRun(main, "stage"); return run != nil }, "the Promote button is asked for again")
 	require.Zero(t, w.sim.PendingFaults(), "the 502 was met")
 	require.Equal(t, "action_required", run.GetConclusion())
 	_, actions, err := w.sim.CheckRunDetails(run.GetID())

@@ -8,12 +8,10 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -155,14 +153,7 @@ func (c *cluster) stop(i int) {
 	if r.proc == nil {
 		return
 	}
-	_ = r.proc.cmd.Process.Signal(syscall.SIGCONT)
-	_ = r.proc.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-r.proc.done:
-	case <-time.After(30 * time.Second):
-		_ = r.proc.cmd.Process.Kill()
-		<-r.proc.done
-	}
+	r.proc.stop()
 	r.proc = nil
 }
 
@@ -174,14 +165,9 @@ func (c *cluster) kill(i int) {
 	_ = r.proc.cmd.Process.Kill()
 	<-r.proc.done
 	r.proc = nil
-	done := c.w.processed()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, d := range c.w.sim.Deliveries() {
-		if j, ok := c.sentTo[d.ID]; ok && j == i && c.w.accepted(d) && done[d.ID] < 1+c.w.redelivered[d.ID] {
-			c.w.lost[d.ID] = true
-		}
-	}
+	c.w.markLost(func(id string) bool { j, ok := c.sentTo[id]; return ok && j == i })
 }
 
 // pause stops replica i (SIGSTOP) until resume: it answers nothing and does nothing meanwhile.

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -10,26 +11,17 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/ghfake"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitfake"
+	"github.com/kalypso-gitops/kalypso/internal/sample"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
-func workloadAt(path string) *string {
-	return gitfake.Str(strings.Replace(`apiVersion: scheduler.kalypso.io/v1alpha1
-kind: Workload
-metadata:
-  name: observability
-  labels:
-    type: service
-    stack: observability
-spec:
-  deploymentTargets:
-    - name: prometheus
-      environment: dev
-      manifests:
-        repo: https://github.com/microsoft/kalypso-svc-gitops
-        branch: dev
-        path: PATH
-`, "PATH", path, 1))
+// workloadAt is the sample's workload with its deployment target reading path.
+func workloadAt(t *testing.T, path string) *string {
+	t.Helper()
+	data, err := fs.ReadFile(sample.FS("workload-sources/microsoft/kalypso-svc-src/main"), "workloads/observability.yaml")
+	require.NoError(t, err)
+	require.Contains(t, string(data), "path: ./prometheus\n")
+	return gitfake.Str(strings.Replace(string(data), "path: ./prometheus\n", "path: "+path+"\n", 1))
 }
 
 // beforeGitOps runs fn once, just before the first use of the GitOps repository: after the
@@ -55,12 +47,12 @@ func TestEnvironmentNeverReplacesAHeadBuiltFromNewerSources(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := seedSample(t)
-	older := s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt("./prometheus-1")}, "p-1")
+	older := s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt(t, "./prometheus-1")}, "p-1")
 	g := ghfake.New()
 	fast := New(gitcache.New("", s.remotes.URL()), ghfake.Installations{GitHub: g})
 	var newer, fastCommit string
 	slowGit := &beforeGitOps{Cache: s.cache, fn: func() {
-		newer = s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt("./prometheus-2")}, "p-2")
+		newer = s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt(t, "./prometheus-2")}, "p-2")
 		out, err := fast.Environment(ctx, sampleDev)
 		require.NoError(t, err)
 		fastCommit = out.Commit
@@ -84,11 +76,11 @@ func TestEnvironmentReplacesAHeadBuiltFromOlderSources(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := seedSample(t)
-	s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt("./prometheus-1")}, "p-1")
+	s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt(t, "./prometheus-1")}, "p-1")
 	g := ghfake.New()
 	old, err := New(gitcache.New("", s.remotes.URL()), ghfake.Installations{GitHub: g}).Environment(ctx, sampleDev)
 	require.NoError(t, err)
-	newer := s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt("./prometheus-2")}, "p-2")
+	newer := s.remotes.Commit(sampleWorkload, "main", map[string]*string{"workloads/observability.yaml": workloadAt(t, "./prometheus-2")}, "p-2")
 	out, err := New(s.cache, ghfake.Installations{GitHub: g}).Environment(ctx, sampleDev)
 	require.NoError(t, err)
 	require.NotEqual(t, old.Commit, out.Commit)
