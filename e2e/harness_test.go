@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -229,7 +228,6 @@ func (w *world) stop() {
 
 // stop ends the process gracefully (SIGTERM), killing it after 30 s, and waits for it.
 func (p *appProcess) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGCONT) // a paused process cannot stop
 	_ = p.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-p.done:

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -168,16 +167,6 @@ func (c *cluster) kill(i int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.w.markLost(func(id string) bool { j, ok := c.sentTo[id]; return ok && j == i })
-}
-
-// pause stops replica i (SIGSTOP) until resume: it answers nothing and does nothing meanwhile.
-func (c *cluster) pause(i int) {
-	require.NoError(c.w.t, c.replicas[i].proc.cmd.Process.Signal(syscall.SIGSTOP))
-}
-
-// resume lets a paused replica go on (SIGCONT).
-func (c *cluster) resume(i int) {
-	require.NoError(c.w.t, c.replicas[i].proc.cmd.Process.Signal(syscall.SIGCONT))
 }
 
 // waitProcessed waits until the app has processed the newest push delivery of commit sha.

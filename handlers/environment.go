@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -25,7 +26,11 @@ func (c *Core) workEnvironment(ctx context.Context, env envref.Env, reports Repo
 	if out == nil {
 		out = &reconcile.Outcome{Env: env}
 	}
+	if refused(err) {
+		err = workq.Permanent(err) // no retry changes who may write a GitOps branch
+	}
 	_, last := workq.Attempt(ctx)
+	last = last || workq.IsPermanent(err)
 	logOutcome(ctx, out, err, last)
 	if err != nil {
 		if last {
@@ -60,6 +65,12 @@ func reportedOn(out *reconcile.Outcome, reports Reports, commit reconcile.Commit
 		}
 	}
 	return false
+}
+
+// refused reports whether a reconcile was refused for who the environment is (its GitOps
+// branch belongs to another environment, or its control plane is not declared).
+func refused(err error) bool {
+	return errors.Is(err, envref.ErrClaimed) || errors.Is(err, envref.ErrUndeclared)
 }
 
 // reportFailure says on each branch head the cache last saw that the environment could not

@@ -65,12 +65,18 @@ func (c *Core) workPreview(ctx context.Context, key workq.Key) error {
 }
 
 // preview computes and reports the previews of a pull request for envs, and sums them up in
-// its comment.
+// its comment. A preview that cannot be computed (its pull request's refs moved while they
+// were fetched, GitHub failed) is tried again, reading the pull request anew; the last attempt
+// reports the failure on its check run.
 func (c *Core) preview(ctx context.Context, req reconcile.PullRequest, as reconcile.PreviewTarget, envs []envref.EnvInfo) error {
+	_, last := workq.Attempt(ctx)
 	var errs []error
 	var lines []reconcile.PreviewLine
 	for _, e := range envs {
 		p, err := c.Previews.Preview(ctx, e.Env, req, as)
+		if err != nil && !last {
+			return fmt.Errorf("preview of %s: %w", e.Env.Name, err)
+		}
 		if err != nil {
 			zerolog.Ctx(ctx).Error().Err(err).Str("environment", e.Env.Name).Int("pull_request", req.Number).Msg("preview failed")
 		}

@@ -296,3 +296,26 @@ func TestUnknownWork(t *testing.T) {
 	err := newFake().core().Work(context.Background(), workq.Key{Kind: "nonsense"}, nil)
 	require.True(t, workq.IsPermanent(err))
 }
+
+// A reconcile refused for who the environment is, not for what failed, is not tried again.
+func TestAClaimedBranchIsNotRetried(t *testing.T) {
+	f := newFake()
+	f.failEnv["dev"] = fmt.Errorf("environment dev: %w", envref.ErrClaimed)
+	err := run(t, f.core(), 5).route("push", pushEvent(plane, "refs/heads/dev", "d1"))
+	require.ErrorIs(t, err, envref.ErrClaimed)
+	require.Equal(t, []string{"refresh org/cp", "reconcile dev", "report dev on org/cp@dev cached-dev [dev: org/cp@dev:] failure=true"}, f.lines())
+}
+
+// A preview that cannot be computed is tried again, the pull request read anew; the last
+// attempt reports the failure on the check run.
+func TestAFailingPreviewIsRetriedThenReported(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	f := newFake()
+	f.pulls[7] = &github.PullRequest{Number: github.Int(7), State: github.String("open"), User: &github.User{Login: github.String("a")},
+		Head: &github.PullRequestBranch{SHA: github.String(sha)}, Base: &github.PullRequestBranch{Ref: github.String("dev")}}
+	f.failEnv["dev"] = errors.New("not our ref")
+	err := run(t, f.core(), 2).route("pull_request", pullEvent(plane, "opened", "open", "dev", false))
+	require.NoError(t, err, "the failure is on the check run")
+	require.Equal(t, []string{"read org/cp#7", "preview dev of org/cp#7 at " + sha + " as 0",
+		"read org/cp#7", "preview dev of org/cp#7 at " + sha + " as 0", "report preview dev on " + sha + " failure=true"}, f.lines())
+}
