@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 )
 
 // routeInstallation handles `installation` and `installation_repositories`: the repositories
@@ -14,7 +15,7 @@ func (c *Core) routeInstallation(ctx context.Context, payload []byte) error {
 			ID int64 `json:"id"`
 		} `json:"installation"`
 	}
-	if err := jsonUnmarshal(payload, &ev); err != nil {
+	if err := json.Unmarshal(payload, &ev); err != nil {
 		return err
 	}
 	if ev.Action == "deleted" {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -58,7 +59,7 @@ func (c *Core) checkRunEcho(ev *github.CheckRunEvent) bool {
 // decode parses a payload.
 func decode[T any](event string, payload []byte) (*T, error) {
 	var ev T
-	if err := jsonUnmarshal(payload, &ev); err != nil {
+	if err := json.Unmarshal(payload, &ev); err != nil {
 		return nil, fmt.Errorf("parse %s event: %w", event, err)
 	}
 	return &ev, nil

@@ -94,6 +94,7 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 		"KALYPSO_LOG_FORMAT":                  "console",
 		"KALYPSO_CONTROL_PLANES":              sample.Owner + "/" + sample.ControlPlane,
 		"KALYPSO_SOURCES_MANIFEST_HOSTS":      "github.com", // the sample's application manifests
+		"KALYPSO_WORKERS":                     "1",          // environments reconciled in order: the same pull request numbers on every run
 	}
 	cfg, err := config.Load("", func(k string) string { return settings[k] })
 	if err != nil {

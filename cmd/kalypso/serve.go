@@ -67,7 +67,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	core := &handlers.Core{Reconciler: rec, Index: index, PreviewComments: cfg.Preview.Comment,
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
-	core.Promoter = promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
+	core.Promoter = promote.New(cache, clients, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
 		promote.WithScheduler(core), promote.WithLeases(leases, holder))
 	if cfg.Preview.Enabled {
 		core.Previews = rec

@@ -30,12 +30,6 @@ const (
 	descDeploying  = "clusters compliant"
 )
 
-// Index is what the promoter asks of the index of environments.
-type Index interface {
-	Environments(ctx context.Context, inst int64) ([]envref.EnvInfo, error)
-	Matching(ctx context.Context, inst int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error)
-}
-
 // Git is how the promoter reads and writes repositories: through sessions of the git cache
 // (implemented by *gitcache.Cache).
 type Git interface {
@@ -48,10 +42,8 @@ type Git interface {
 type Promoter struct {
 	cache   Git
 	clients ghport.Installations
-	index   Index
 	now     func() time.Time
 	poll    time.Duration
-	log     context.Context // carries the logger of work without a context of its own
 	sched   Scheduler
 	leases  coord.Leases
 	holder  string
@@ -85,9 +77,9 @@ func WithLeases(l coord.Leases, holder string) Option {
 	return func(p *Promoter) { p.leases, p.holder = l, holder }
 }
 
-// New returns a Promoter; ctx carries the logger of its background work.
-func New(ctx context.Context, cache Git, clients ghport.Installations, index Index, opts ...Option) *Promoter {
-	p := &Promoter{cache: cache, clients: clients, index: index, now: time.Now, poll: 15 * time.Second, log: ctx,
+// New returns a Promoter over the git cache and installation clients.
+func New(cache Git, clients ghport.Installations, opts ...Option) *Promoter {
+	p := &Promoter{cache: cache, clients: clients, now: time.Now, poll: 15 * time.Second,
 		leases: coord.NewLocal(), holder: "local", waits: waitSet{m: map[envref.Env]bool{}}}
 	for _, o := range opts {
 		o(p)

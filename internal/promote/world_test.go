@@ -39,7 +39,6 @@ type world struct {
 	p       *Promoter
 	seed    string       // the main commit the environments pin at first
 	clock   atomic.Int64 // unix seconds
-	index   staticIndex
 	sched   *recorder
 }
 
@@ -78,7 +77,6 @@ func newWorld(t *testing.T, dev, stage string) *world {
 	w.clock.Store(1_700_000_000)
 	w.seed = w.remotes.SeedSample()
 	w.cache = gitcache.New("", w.remotes.URL())
-	w.index = staticIndex{info("dev"), info("stage")}
 	w.start(w.cache)
 	if dev != "" {
 		w.remotes.Commit(cp, "main", map[string]*string{
@@ -95,7 +93,7 @@ func (w *world) start(git Git, opts ...Option) {
 	w.sched = &recorder{}
 	opts = append([]Option{WithPollInterval(time.Millisecond), WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) }),
 		WithScheduler(w.sched)}, opts...)
-	w.p = New(context.Background(), git, ghfake.Installations{GitHub: w.gh}, w.index, opts...)
+	w.p = New(git, ghfake.Installations{GitHub: w.gh}, opts...)
 }
 
 // settle runs the promotion steps of envs, and of the environments they make due, as the
@@ -170,18 +168,4 @@ func (w *world) stage(env string) *scheduling.Stage {
 func (w *world) eventually(ok func() bool) {
 	w.t.Helper()
 	require.Eventually(w.t, ok, 5*time.Second, time.Millisecond)
-}
-
-type staticIndex []envref.EnvInfo
-
-func (s staticIndex) Environments(context.Context, int64) ([]envref.EnvInfo, error) { return s, nil }
-
-func (s staticIndex) Matching(_ context.Context, _ int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error) {
-	var out []envref.EnvInfo
-	for _, e := range s {
-		if keep(e) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }
