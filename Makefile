@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: all build test e2e demo bench vet fmt tools browser shells deploy-check release-check chart-package docs fuzz cover
+.PHONY: all build test e2e demo bench vet fmt tools browser shells deploy-check release-check chart-package docs fuzz cover race
 
 # What the binary reports as `kalypso version`: git describe of the checkout (the tag, or the tag
 # and the commits since it, or the commit; -dirty with local changes), the commit and the date.
@@ -38,10 +38,21 @@ all: build
 build: ## build the kalypso binary into ./bin, stamped with VERSION, COMMIT and BUILD_DATE
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kalypso
 
-test: vet tools browser shells ## run every test (unit, conformance, end to end, Helm chart and kustomize base, release configuration), then the fuzz targets for a bounded time
+test: vet tools browser shells ## run every test (unit, conformance, end to end, Helm chart and kustomize base, release configuration), the orchestration under the race detector, then the fuzz targets for a bounded time
 	@echo "==> running tests (unit, conformance, end to end, deployment and release checks)"
 	$(GO) test -count=1 -timeout 15m ./...
+	$(MAKE) race
 	$(MAKE) fuzz
+
+# The packages that run concurrent work, and the replicas end-to-end tests against a binary
+# built with the race detector (a data race there fails the test that met it).
+RACE_PKGS := ./app/... ./handlers/... ./internal/reconcile/... ./internal/promote/... ./internal/envref/... \
+	./internal/gitcache/... ./internal/workq/... ./internal/coord/...
+
+race: ## run the orchestration packages and the replicas end-to-end tests under the race detector
+	@echo "==> running the orchestration packages and the replicas end-to-end tests under the race detector"
+	$(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
+	KALYPSO_E2E_RACE=1 $(GO) test -count=1 -timeout 10m -run 'TestE2EReplicas' ./e2e
 
 FUZZTIME ?= 10s
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/internal/syncbuf"
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 const (
@@ -113,6 +114,7 @@ func testConfig(t *testing.T, apiURL string) *config.Config {
 	cfg.Resync.Interval = 0
 	cfg.Workers = 2
 	cfg.QueueSize = 10
+	cfg.Queue.MaxAttempts = 1 // a failure is final: tests of retries set more
 	require.NoError(t, cfg.Validate())
 	return cfg
 }
@@ -124,6 +126,9 @@ func newTestServer(t *testing.T, cfg *config.Config, opts ...Option) (*Server, *
 	logger := zerolog.New(logs).Level(zerolog.TraceLevel)
 	s, err := New(cfg, append([]Option{WithLogger(logger), WithVersion("test")}, opts...)...)
 	require.NoError(t, err)
+	if r, ok := s.opts.router.(*handlerRouter); ok {
+		r.queue = s.Queue()
+	}
 	return s, logs
 }
 
@@ -196,16 +201,50 @@ func deliverAs(t *testing.T, baseURL, id, event, body, signature string) int {
 	return resp.StatusCode
 }
 
-// handlerFunc is an EventHandler built from a function.
+// handlerFunc does the work of each delivery of its events with fn: its router names one key
+// of work per delivery (nothing coalesces), whose run calls fn with the payload.
 type handlerFunc struct {
 	events []string
 	fn     func(ctx context.Context, eventType, deliveryID string, payload []byte) error
 }
 
-func (h handlerFunc) Handles() []string { return h.events }
+// deliveries numbers the deliveries routed, so that each is its own key.
+var deliveries atomic.Int64
 
-func (h handlerFunc) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
-	return h.fn(ctx, eventType, deliveryID, payload)
+// delivered is the need of a delivery's key: its event, ID and payload.
+type delivered struct {
+	event, id string
+	payload   []byte
+}
+
+func (d delivered) Merge(workq.Need) workq.Need { return d }
+
+// handlerRouter routes each delivery to its own key, run by the handlerFunc.
+type handlerRouter struct {
+	h     handlerFunc
+	queue *Queue // set by newTestServer
+}
+
+// Events implements Router.
+func (r *handlerRouter) Events() []string { return r.h.events }
+
+// Route implements Router: a key per delivery.
+func (r *handlerRouter) Route(ctx context.Context, event string, payload []byte) (bool, error) {
+	return false, r.queue.Add(ctx, workq.Key{Kind: "delivery", Name: fmt.Sprint(deliveries.Add(1))}, delivered{event, DeliveryID(ctx), payload})
+}
+
+// run does the work of one delivery.
+func (r *handlerRouter) run(ctx context.Context, _ workq.Key, need workq.Need) error {
+	d := need.(delivered)
+	return r.h.fn(ctx, d.event, d.id, d.payload)
+}
+
+// WithHandlers makes the server do the work of each delivery with h.
+func WithHandlers(h handlerFunc) Option {
+	return func(o *options) {
+		r := &handlerRouter{h: h}
+		o.router, o.run = r, r.run
+	}
 }
 
 // pushPayload is a minimal push event from installation 42 on octo/control-plane.

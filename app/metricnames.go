@@ -1,6 +1,10 @@
 package app
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kalypso-gitops/kalypso/internal/workq"
+)
 
 // MetricBuildInfo is the build information gauge, always 1, labelled with the running build.
 const MetricBuildInfo = "kalypso_build_info"
@@ -59,15 +63,35 @@ func metricTable() []metricSpec {
 		{from: "github.rate.remaining", name: "kalypso_github_installation_rate_limit_remaining", kind: "gauge",
 			help: "Requests left in the GitHub rate-limit window of an installation, from its latest response."},
 
-		// go-githubapp's event queue (githubapp.WithSchedulingMetrics).
-		{from: "github.event.queued", name: "kalypso_webhook_queue_length", kind: "gauge",
-			help: "Webhook events waiting in the queue."},
-		{from: "github.event.workers", name: "kalypso_webhook_workers_busy", kind: "gauge",
-			help: "Workers processing a webhook event."},
-		{from: "github.event.age", name: "kalypso_webhook_queue_wait_seconds", kind: "summary", scale: 1e-3,
-			help: "Time a webhook event waited in the queue before a worker took it."},
-		{from: "github.event.dropped", name: "kalypso_webhook_events_dropped_total", kind: "counter",
-			help: "Webhook events refused because the queue was full."},
+		// The work queue (package workq) and the echoes dropped before they reach it.
+		{from: MetricWebhooksEchoes, name: MetricWebhooksEchoes, kind: "counter",
+			help: "Deliveries of events the app's own writes caused (its check runs, pushes, pull requests, statuses), dropped before they take a slot, by event type."},
+		{from: workq.MetricDepth, name: workq.MetricDepth, kind: "gauge",
+			help: "Keys of work ready to run, by queue."},
+		{from: workq.MetricAdds, name: workq.MetricAdds, kind: "counter",
+			help: "Keys of work that became ready to run, by queue."},
+		{from: workq.MetricWait, name: workq.MetricWait, kind: "summary",
+			help: "Time a ready key waited for a worker, by queue."},
+		{from: workq.MetricWork, name: workq.MetricWork, kind: "summary",
+			help: "Time one run of work took, by queue."},
+		{from: workq.MetricUnfinished, name: workq.MetricUnfinished, kind: "gauge",
+			help: "Time the runs in progress have taken so far, by queue."},
+		{from: workq.MetricLongestRunning, name: workq.MetricLongestRunning, kind: "gauge",
+			help: "Time the longest run in progress has taken so far, by queue."},
+		{from: workq.MetricRequeues, name: workq.MetricRequeues, kind: "counter",
+			help: "Delayed adds of work (retries and polls), by queue."},
+		{from: workq.MetricKeys, name: workq.MetricKeys, kind: "gauge",
+			help: "Distinct keys of work waiting (delayed retries and polls included), by queue; bounded by queueSize."},
+		{from: workq.MetricCoalesced, name: workq.MetricCoalesced, kind: "counter",
+			help: "Adds of work merged into a key already waiting, by queue and kind."},
+		{from: workq.MetricRetries, name: workq.MetricRetries, kind: "counter",
+			help: "Failed runs of work tried again after a backoff, by queue and kind."},
+		{from: workq.MetricFailures, name: workq.MetricFailures, kind: "counter",
+			help: "Runs of work that failed for good (queue.maxAttempts tries), by queue and kind."},
+		{from: workq.MetricKeyLatency, name: workq.MetricKeyLatency, kind: "summary",
+			help: "Time from a key's first add to the end of the run that did its work, by queue and kind."},
+		{from: workq.MetricRefused, name: workq.MetricRefused, kind: "counter",
+			help: "Adds of new keys refused because queueSize keys were waiting, by queue."},
 
 		// The fleet view (package fleetview).
 		{from: "kalypso_fleet_promotion_state", name: "kalypso_fleet_promotion_state", kind: "gauge",

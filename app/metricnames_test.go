@@ -84,8 +84,6 @@ func TestEveryGoGitHubAppMetricIsRenamed(t *testing.T) {
 		githubapp.MetricsKeyRequests, githubapp.MetricsKeyRequests2xx, githubapp.MetricsKeyRequests3xx,
 		githubapp.MetricsKeyRequests4xx, githubapp.MetricsKeyRequests5xx, githubapp.MetricsKeyRequestsCached,
 		githubapp.MetricsKeyRateLimit, githubapp.MetricsKeyRateLimitRemaining,
-		githubapp.MetricsKeyQueueLength, githubapp.MetricsKeyActiveWorkers, githubapp.MetricsKeyEventAge,
-		githubapp.MetricsKeyDroppedEvents,
 	} {
 		_, ok := names.byFrom[key]
 		require.True(t, ok, "%s has a row in metricTable", key)

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 )
 
@@ -16,6 +15,7 @@ const (
 	MetricReconcileDuration  = "kalypso_reconcile_duration_seconds"
 	MetricRateLimitRemaining = "kalypso_github_rate_limit_remaining"
 	MetricGitHubRetries      = "kalypso_github_retries_total"
+	MetricWebhooksEchoes     = "kalypso_webhooks_echoes_dropped_total"
 )
 
 // Label values of kalypso_reconcile_duration_seconds.
@@ -55,11 +55,11 @@ func (s *Server) observeReconcile(trigger string, elapsed time.Duration, err err
 	metrics.GetOrRegisterTimer(name, s.registry).Update(elapsed)
 }
 
-// handledEvents lists the event types the handlers declare.
-func handledEvents(handlers []githubapp.EventHandler) map[string]bool {
+// handledEvents lists the event types the router routes.
+func handledEvents(r Router) map[string]bool {
 	events := map[string]bool{"ping": true}
-	for _, h := range handlers {
-		for _, e := range h.Handles() {
+	if r != nil {
+		for _, e := range r.Events() {
 			events[e] = true
 		}
 	}

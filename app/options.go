@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/version"
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 // Option configures a Server.
@@ -16,7 +16,8 @@ type Option func(*options)
 
 // options collects what the Options set.
 type options struct {
-	handlers  []githubapp.EventHandler
+	router    Router
+	run       workq.Func
 	logger    *zerolog.Logger
 	resync    func(ctx context.Context) error
 	transport http.RoundTripper
@@ -25,9 +26,10 @@ type options struct {
 	public    []func(*http.ServeMux)
 }
 
-// WithHandlers adds webhook event handlers; for an event type handled twice, the first one wins.
-func WithHandlers(handlers ...githubapp.EventHandler) Option {
-	return func(o *options) { o.handlers = append(o.handlers, handlers...) }
+// WithWork sets what deliveries become (router: the keys of work they name) and how a key of
+// work is run (run: called by the workers, one run per key at a time).
+func WithWork(router Router, run workq.Func) Option {
+	return func(o *options) { o.router, o.run = router, run }
 }
 
 // WithPublicRoutes lets register add routes to the public listener (next to the webhook and
@@ -41,7 +43,9 @@ func WithLogger(logger zerolog.Logger) Option {
 	return func(o *options) { o.logger = &logger }
 }
 
-// WithResync sets the full reconciliation run at start and every resync.interval.
+// WithResync sets the resync run at start and every resync.interval: it adds the work that
+// repairs everything to the queue, with the context it is given (which carries the resync's
+// round: the resync is done when that work is).
 func WithResync(resync func(ctx context.Context) error) Option {
 	return func(o *options) { o.resync = resync }
 }

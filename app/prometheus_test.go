@@ -20,12 +20,10 @@ func TestWritePrometheus(t *testing.T) {
 	metrics.GetOrRegisterCounter("github.requests.5xx", reg).Inc(1)
 	metrics.GetOrRegisterGauge("github.rate.remaining[installation:42]", reg).Update(4999)
 	metrics.GetOrRegisterGaugeFloat64("odd-name.ratio[quote:a\"b]", reg).Update(0.25)
-	metrics.NewRegisteredFunctionalGauge("github.event.queued", reg, func() int64 { return 2 })
+	metrics.NewRegisteredFunctionalGauge("kalypso_queue_depth[queue:work]", reg, func() int64 { return 2 })
 	timer := metrics.GetOrRegisterTimer("kalypso_reconcile_duration_seconds[trigger:webhook,outcome:success]", reg)
 	timer.Update(2 * time.Second)
 	timer.Update(4 * time.Second)
-	hist := metrics.NewRegisteredHistogram("github.event.age", reg, metrics.NewUniformSample(10))
-	hist.Update(10)
 	meter := metrics.GetOrRegisterMeter("2xx.meter", reg)
 	meter.Mark(5)
 	defer meter.Stop()
@@ -41,6 +39,9 @@ kalypso_github_installation_rate_limit_remaining{installation="42"} 4999
 # TYPE kalypso_github_responses_total counter
 kalypso_github_responses_total{class="2xx"} 2
 kalypso_github_responses_total{class="5xx"} 1
+# HELP kalypso_queue_depth Keys of work ready to run, by queue.
+# TYPE kalypso_queue_depth gauge
+kalypso_queue_depth{queue="work"} 2
 # HELP kalypso_reconcile_duration_seconds Duration of webhook processing and resync runs, by trigger and outcome.
 # TYPE kalypso_reconcile_duration_seconds summary
 kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.5"} 3
@@ -48,16 +49,6 @@ kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile=
 kalypso_reconcile_duration_seconds{trigger="webhook",outcome="success",quantile="0.99"} 4
 kalypso_reconcile_duration_seconds_sum{trigger="webhook",outcome="success"} 6
 kalypso_reconcile_duration_seconds_count{trigger="webhook",outcome="success"} 2
-# HELP kalypso_webhook_queue_length Webhook events waiting in the queue.
-# TYPE kalypso_webhook_queue_length gauge
-kalypso_webhook_queue_length 2
-# HELP kalypso_webhook_queue_wait_seconds Time a webhook event waited in the queue before a worker took it.
-# TYPE kalypso_webhook_queue_wait_seconds summary
-kalypso_webhook_queue_wait_seconds{quantile="0.5"} 0.01
-kalypso_webhook_queue_wait_seconds{quantile="0.9"} 0.01
-kalypso_webhook_queue_wait_seconds{quantile="0.99"} 0.01
-kalypso_webhook_queue_wait_seconds_sum 0.01
-kalypso_webhook_queue_wait_seconds_count 1
 # HELP kalypso_webhooks_received_total Webhook deliveries received, by event type (unhandled types are counted as other).
 # TYPE kalypso_webhooks_received_total counter
 kalypso_webhooks_received_total{event="check_run"} 1

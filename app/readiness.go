@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -195,12 +197,35 @@ func (s *Server) checkApp() {
 		problem = "GET /app: " + err.Error()
 		return
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	_ = resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		problem = "GET /app answered " + resp.Status
 		return
 	}
+	s.learnIdentity(body)
+}
+
+// learnIdentity keeps the App's bot login ("<slug>[bot]") from GET /app's answer: the sender
+// of the events the app's own writes cause.
+func (s *Server) learnIdentity(body []byte) {
+	var app struct {
+		Slug string `json:"slug"`
+	}
+	if json.Unmarshal(body, &app) == nil && validSlug.MatchString(app.Slug) {
+		s.bot.Store(app.Slug + "[bot]")
+	}
+}
+
+// validSlug is what GitHub allows in an App's slug.
+var validSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,99}$`)
+
+// BotLogin returns the App's bot login ("<slug>[bot]") once GET /app answered, "" before.
+func (s *Server) BotLogin() string {
+	if v, ok := s.bot.Load().(string); ok {
+		return v
+	}
+	return ""
 }
 
 // newAppCheckTransport signs requests with the App's JWT, over the observed transport.

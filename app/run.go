@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 // managementCloseTimeout bounds the wait for scrapes in progress once the work has drained.
@@ -16,12 +18,13 @@ const managementCloseTimeout = time.Second
 
 // Run listens on server.address (webhook and probes) and
 // server.managementAddress (probes and metrics), authenticates as the App,
-// runs the resync at start and every resync.interval, and serves until ctx
-// ends. It then shuts down gracefully: /readyz turns 503, the public listener
-// stops accepting requests, queued and running webhook work and the current
-// resync may finish within server.shutdownTimeout, and the management
-// listener closes last. Work still running after that has its context
-// cancelled and is reported in the error.
+// starts the workers, runs the resync at start and every resync.interval, and
+// serves until ctx ends. It then shuts down gracefully: /readyz turns 503, the
+// public listener stops accepting requests, the work ready in the queue and the
+// runs in progress may finish within server.shutdownTimeout (delayed retries
+// and polls are dropped: the next start's resync takes them up), and the
+// management listener closes last. Work still running after that has its
+// context cancelled and is reported in the error.
 func (s *Server) Run(ctx context.Context) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("app: Run called twice")
@@ -45,6 +48,7 @@ func (s *Server) Run(ctx context.Context) error {
 
 	loopCtx, stopLoop := context.WithCancel(ctx)
 	defer stopLoop()
+	s.queue.start()
 	s.startAppCheck()
 	resyncDone := s.startResync(loopCtx)
 
@@ -99,6 +103,9 @@ func (s *Server) shutdown(public, management *http.Server, resyncDone <-chan str
 		_ = public.Close()
 		errs = append(errs, fmt.Errorf("app: stop HTTP server: %w", err))
 	}
+	if err := s.queue.stop(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("app: graceful shutdown: %w", err))
+	}
 	if err := s.inflight.drain(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("app: graceful shutdown: %w", err))
 	}
@@ -147,7 +154,7 @@ func (s *Server) startResync(ctx context.Context) <-chan struct{} {
 func (s *Server) resyncLoop(ctx context.Context) {
 	interval := s.cfg.Resync.Interval.Std()
 	for ctx.Err() == nil {
-		s.runResync()
+		s.runResync(ctx)
 		s.readiness.setResynced()
 		if interval <= 0 {
 			return
@@ -162,13 +169,20 @@ func (s *Server) resyncLoop(ctx context.Context) {
 	}
 }
 
-// runResync runs the resync once; it is detached from Run's context so that a
-// run in progress at shutdown may finish. Errors and panics are logged, not fatal.
-func (s *Server) runResync() {
+// runResync adds the resync's work to the queue and waits until that work, and the work it
+// made due in turn, is done (or ctx ends). Errors and panics are logged, not fatal.
+func (s *Server) runResync(ctx context.Context) {
 	logger := s.logger.With().Str("trigger", TriggerResync).Logger()
-	ctx := logger.WithContext(s.workCtx)
 	start := time.Now()
-	err := safeCall(func() error { return s.opts.resync(ctx) })
+	done := make(chan error, 1)
+	round := workq.NewRound(func(err error) { done <- err })
+	err := safeCall(func() error { return s.opts.resync(workq.WithRound(logger.WithContext(s.workCtx), round)) })
+	round.Release(err)
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		return
+	}
 	elapsed := time.Since(start)
 	s.observeReconcile(TriggerResync, elapsed, err)
 	if err != nil {

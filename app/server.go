@@ -33,6 +33,8 @@ type Server struct {
 	management http.Handler
 	inflight   *tracker
 	readiness  *readiness
+	queue      *Queue
+	bot        atomic.Value // string: the App's bot login, once known
 
 	workCtx  context.Context
 	stopWork context.CancelFunc
@@ -62,7 +64,8 @@ func New(cfg *config.Config, opts ...Option) (*Server, error) {
 	if err := s.wireGitHub(); err != nil {
 		return nil, err
 	}
-	s.events = handledEvents(o.handlers)
+	s.events = handledEvents(o.router)
+	s.queue = s.newQueue()
 	s.registerBuildInfo()
 	s.logStart()
 	s.handler, s.management = s.routes()

@@ -169,7 +169,8 @@ func TestHandlerPanicIsReported(t *testing.T) {
 	r := start(t, s)
 	require.Equal(t, http.StatusOK, deliver(t, r.url, "push", pushPayload, sign(testSecret, pushPayload)))
 	require.NoError(t, r.stop(t))
-	assert.Contains(t, logs.String(), "panic in push handler: boom")
+	assert.Contains(t, logs.String(), "panic running delivery/0/")
+	assert.Contains(t, logs.String(), ": boom")
 	assert.Equal(t, int64(1), s.counter(MetricWebhooksFailed, "event", "push").Count())
 	assert.Equal(t, int64(1), s.Registry().Get(labeled(MetricReconcileDuration, "trigger", "webhook", "outcome", "error")).(interface{ Count() int64 }).Count())
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
+
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 // maxPayloadBytes is GitHub's cap on webhook payloads (25 MB).
@@ -37,42 +39,26 @@ const (
 	RejectBadRequest   = "bad_request"   // no event type, unsupported content type, unreadable body
 	RejectTooLarge     = "too_large"     // over 25 MB
 	RejectBusy         = "busy"          // server.maxConcurrentBodies bodies already being read
-	RejectQueueFull    = "queue_full"    // queueSize events already waiting
+	RejectQueueFull    = "queue_full"    // queueSize distinct keys of work already waiting, none of them this delivery's
 	RejectShuttingDown = "shutting_down" // the server drains
 )
 
 // errShuttingDown refuses deliveries that arrive while the server drains.
 var errShuttingDown = errors.New("app: shutting down")
 
-// webhook receives deliveries: it checks what it can from the headers, reads
-// the body into a bounded buffer, checks the signature and hands the event to
-// a bounded queue of workers, so GitHub gets its answer before the event is processed.
+// webhook receives deliveries: it checks what it can from the headers, reads the body into a
+// bounded buffer, checks the signature and routes the event to keys of the work queue, so
+// GitHub gets its answer before the work is done. The queue is bounded by distinct keys, not
+// by deliveries: a delivery whose work coalesces into keys already waiting is never refused.
 type webhook struct {
-	s        *Server
-	handlers map[string]githubapp.EventHandler
-	queue    githubapp.Scheduler
-	bodies   *bodySlots
+	s      *Server
+	seen   deliveryLRU
+	bodies *bodySlots
 }
 
 // newWebhookHandler builds the POST /api/github/hook handler.
 func (s *Server) newWebhookHandler() *webhook {
-	queue := githubapp.QueueAsyncScheduler(s.cfg.QueueSize, s.cfg.Workers,
-		githubapp.WithSchedulingMetrics(s.registry),
-		githubapp.WithAsyncErrorCallback(s.onAsyncError),
-		githubapp.WithContextDeriver(s.deriveContext),
-	)
-	handlers := map[string]githubapp.EventHandler{}
-	for i := len(s.opts.handlers) - 1; i >= 0; i-- { // the first handler of an event type wins
-		for _, event := range s.opts.handlers[i].Handles() {
-			handlers[event] = s.opts.handlers[i]
-		}
-	}
-	return &webhook{
-		s:        s,
-		handlers: handlers,
-		queue:    &drainingScheduler{inner: queue, s: s},
-		bodies:   newBodySlots(s.cfg.Server.MaxConcurrentBodies, maxPayloadBytes),
-	}
+	return &webhook{s: s, bodies: newBodySlots(s.cfg.Server.MaxConcurrentBodies, maxPayloadBytes)}
 }
 
 // ServeHTTP answers one delivery. Everything decided from the headers is
@@ -142,12 +128,14 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.dispatch(ctx, w, r, &logger, label, event, payload)
 }
 
-// dispatch queues a valid delivery: 200 for a handled event or ping, 202 for
-// an event type without a handler, 503 when the queue is full or the server drains.
+// dispatch routes a valid delivery to its work: 200 for a routed event or ping, 202 for an
+// event type without a route, 503 when its work needs new keys beyond queueSize or the server
+// drains. A redelivery of a recent delivery (same X-GitHub-Delivery) is answered 200 and
+// skipped; an echo of the app's own write is answered 200, counted and dropped.
 func (h *webhook) dispatch(ctx context.Context, w http.ResponseWriter, r *http.Request, logger *zerolog.Logger, label, event string, payload []byte) {
 	logger.Info().Msg("Received webhook event")
-	handler, ok := h.handlers[event]
-	if !ok {
+	s := h.s
+	if !s.events[event] || s.opts.router == nil || event == "ping" {
 		if event == "ping" {
 			w.WriteHeader(http.StatusOK)
 			return
@@ -155,24 +143,43 @@ func (h *webhook) dispatch(ctx context.Context, w http.ResponseWriter, r *http.R
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	err := h.queue.Schedule(ctx, githubapp.Dispatch{
-		Handler:    handler,
-		EventType:  event,
-		DeliveryID: r.Header.Get("X-GitHub-Delivery"),
-		Payload:    payload,
-	})
-	switch {
-	case err == nil:
+	id := r.Header.Get("X-GitHub-Delivery")
+	if !h.seen.firstTime(id) {
+		eventLogger(ctx, payload).Info().Msg(msgDuplicateDelivery)
 		w.WriteHeader(http.StatusOK)
-	case errors.Is(err, githubapp.ErrCapacityExceeded):
-		h.reject(w, logger, label, http.StatusServiceUnavailable, RejectQueueFull, "queue full, retry later", nil)
-	case errors.Is(err, errShuttingDown):
-		h.reject(w, logger, label, http.StatusServiceUnavailable, RejectShuttingDown, "shutting down, retry later", nil)
-	default:
-		h.s.counter(MetricWebhooksFailed, "event", label).Inc(1)
-		logger.Error().Str("error", h.s.tokens.redact(err.Error())).Msg("webhook dispatch failed")
-		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		return
 	}
+	if !s.inflight.add() {
+		h.seen.forget(id)
+		h.reject(w, logger, label, http.StatusServiceUnavailable, RejectShuttingDown, "shutting down, retry later", nil)
+		return
+	}
+	round := s.deliveryRound(ctx, event, id, payload, &h.seen)
+	routeCtx := context.WithValue(workq.WithRound(zerolog.Ctx(ctx).WithContext(s.workCtx), round), deliveryKey{}, id)
+	echo, err := s.opts.router.Route(routeCtx, event, payload)
+	round.Release(err) // the keys added hold the round until their work is done
+	switch {
+	case echo:
+		s.counter(MetricWebhooksEchoes, "event", label).Inc(1)
+		logger.Debug().Msg("webhook dropped: an echo of the app's own write")
+		w.WriteHeader(http.StatusOK)
+	case errors.Is(err, workq.ErrFull):
+		h.seen.forget(id)
+		h.reject(w, logger, label, http.StatusServiceUnavailable, RejectQueueFull, "work queue full, retry later", err)
+	case errors.Is(err, workq.ErrStopped):
+		h.seen.forget(id)
+		h.reject(w, logger, label, http.StatusServiceUnavailable, RejectShuttingDown, "shutting down, retry later", nil)
+	default: // a payload that cannot be routed is logged as a failed delivery
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+type deliveryKey struct{}
+
+// DeliveryID returns the X-GitHub-Delivery of the delivery being routed ("" elsewhere).
+func DeliveryID(ctx context.Context) string {
+	id, _ := ctx.Value(deliveryKey{}).(string)
+	return id
 }
 
 // reject answers a delivery that is not queued, counts and logs it. Nothing

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -12,10 +11,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/plural"
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
-// tracker counts webhook events that are queued or running, so that shutdown
-// can wait for them; once closed it accepts no more.
+// tracker counts webhook deliveries whose work is queued or running, so that shutdown can
+// wait for them; once closed it accepts no more.
 type tracker struct {
 	mu     sync.Mutex
 	n      int
@@ -69,73 +69,22 @@ func (t *tracker) drain(ctx context.Context) error {
 	}
 }
 
-// drainingScheduler tracks every event it hands to the queue and drops redeliveries of
-// recent ones (same X-GitHub-Delivery); it sees only deliveries whose signature is valid.
-type drainingScheduler struct {
-	inner githubapp.Scheduler
-	s     *Server
-	seen  deliveryLRU
-}
-
-// Schedule queues d with its handler wrapped for tracking, timing and logging. A delivery
-// already scheduled recently is acknowledged and skipped.
-func (d *drainingScheduler) Schedule(ctx context.Context, disp githubapp.Dispatch) error {
-	if !d.seen.firstTime(disp.DeliveryID) {
-		eventLogger(ctx, disp.Payload).Info().Msg(msgDuplicateDelivery)
-		return nil
-	}
-	if !d.s.inflight.add() {
-		d.seen.forget(disp.DeliveryID)
-		return errShuttingDown
-	}
-	disp.Handler = trackedHandler{inner: disp.Handler, s: d.s, seen: &d.seen}
-	if err := d.inner.Schedule(ctx, disp); err != nil {
-		d.s.inflight.done()
-		d.seen.forget(disp.DeliveryID)
-		return err
-	}
-	return nil
-}
-
 // msgDuplicateDelivery is logged, with the delivery ID, for each redelivery that is skipped.
 const msgDuplicateDelivery = "webhook skipped: delivery already processed"
 
-// deriveContext gives queued work a context detached from the HTTP request:
-// it keeps the delivery's logger and ends only when shutdown gives up waiting.
-func (s *Server) deriveContext(ctx context.Context) context.Context {
-	return zerolog.Ctx(ctx).WithContext(githubapp.InitializeResponder(s.workCtx))
-}
-
-// onAsyncError is a no-op: trackedHandler already logged and counted the error.
-func (s *Server) onAsyncError(context.Context, githubapp.Dispatch, error) {}
-
-// trackedHandler runs one event under handlerTimeout, turns a panic into an
-// error, records metrics and logs the outcome.
-type trackedHandler struct {
-	inner githubapp.EventHandler
-	s     *Server
-	seen  *deliveryLRU // forgets a delivery whose processing failed, so that it can be sent again
-}
-
-// Handles returns the wrapped handler's events.
-func (h trackedHandler) Handles() []string { return h.inner.Handles() }
-
-// Handle runs the wrapped handler.
-func (h trackedHandler) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) (err error) {
-	defer h.s.inflight.done()
-	ctx, cancel := context.WithTimeout(ctx, h.s.cfg.HandlerTimeout.Std())
-	defer cancel()
+// deliveryRound is the round of work of one delivery: it ends when every key the delivery
+// named, and every key their runs named in turn, has run. Then the delivery is logged as
+// processed (or failed, with the errors of the runs that gave up), with the time it took.
+func (s *Server) deliveryRound(ctx context.Context, event, deliveryID string, payload []byte, seen *deliveryLRU) *workq.Round {
 	start := time.Now()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic in %s handler: %v\n%s", eventType, r, debug.Stack())
+	logCtx := zerolog.Ctx(ctx).WithContext(context.Background())
+	return workq.NewRound(func(err error) {
+		defer s.inflight.done()
+		if err != nil && seen != nil {
+			seen.forget(deliveryID) // a redelivery is processed again
 		}
-		if err != nil && h.seen != nil {
-			h.seen.forget(deliveryID)
-		}
-		h.s.finishEvent(ctx, eventType, payload, time.Since(start), err)
-	}()
-	return h.inner.Handle(ctx, eventType, deliveryID, payload)
+		s.finishEvent(logCtx, event, payload, time.Since(start), err)
+	})
 }
 
 // finishEvent records and logs the outcome of one event.

@@ -27,7 +27,7 @@ const (
 	DefaultHTTPCacheMB         = 4
 	DefaultResyncInterval      = 10 * time.Minute
 	DefaultWorkers             = 4
-	DefaultQueueSize           = 100
+	DefaultQueueSize           = 1000
 	DefaultHandlerTimeout      = 5 * time.Minute
 	DefaultLogLevel            = "info"
 	DefaultLogFormat           = LogFormatJSON
@@ -51,9 +51,10 @@ type Config struct {
 	Preview        Preview   `yaml:"preview"`        // previews of pull requests
 	Render         Render    `yaml:"render"`         // bounds of template rendering
 	Fleet          Fleet     `yaml:"fleet"`          // fleet view, sign-in and badges
-	Workers        int       `yaml:"workers"`        // webhook events processed at once
-	QueueSize      int       `yaml:"queueSize"`      // webhook events waiting for a worker
-	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one event
+	Workers        int       `yaml:"workers"`        // workers running queued work
+	QueueSize      int       `yaml:"queueSize"`      // distinct keys of work waiting at most
+	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one run of a key
+	Queue          Queue     `yaml:"queue"`          // retries of failed work
 	Log            Log       `yaml:"log"`            // logging
 }
 
@@ -103,8 +104,9 @@ type Promotion struct {
 
 // Preview holds the settings of pull request previews.
 type Preview struct {
-	Enabled bool `yaml:"enabled"` // preview pull requests into control planes and registered workload branches
-	Comment bool `yaml:"comment"` // keep one comment per pull request summing up its previews
+	Enabled     bool             `yaml:"enabled"` // preview pull requests into control planes and registered workload branches
+	Comment     bool             `yaml:"comment"` // keep one comment per pull request summing up its previews
+	PreviewLane `yaml:",inline"` // workers and budget of previews
 }
 
 // Render holds the bounds of template rendering (see render.Limits).
@@ -162,7 +164,8 @@ func Default(_ func(string) string) *Config {
 		Sources:   defaultSources(),
 		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
 		Promotion: Promotion{PollInterval: Duration(15 * time.Second), MaxClusters: DefaultMaxClusters},
-		Preview:   Preview{Enabled: true, Comment: true},
+		Preview:   Preview{Enabled: true, Comment: true, PreviewLane: defaultPreviewLane()},
+		Queue:     defaultQueue(),
 		Fleet: Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), SessionRefresh: Duration(DefaultFleetSessionRefresh),
 			RefreshInterval: Duration(DefaultFleetRefreshInterval)},
 		Render: Render{

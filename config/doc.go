@@ -66,8 +66,13 @@
 //	fleet.refreshInterval       KALYPSO_FLEET_REFRESH_INTERVAL         15s (0: read on every request)
 //	fleet.badges                KALYPSO_FLEET_BADGES                   false
 //	workers                     KALYPSO_WORKERS                        4
-//	queueSize                   KALYPSO_QUEUE_SIZE                     100
+//	queueSize                   KALYPSO_QUEUE_SIZE                     1000 (distinct keys of work)
 //	handlerTimeout              KALYPSO_HANDLER_TIMEOUT                5m
+//	queue.maxAttempts           KALYPSO_QUEUE_MAX_ATTEMPTS             6
+//	queue.retryDelay            KALYPSO_QUEUE_RETRY_DELAY              1s (doubling)
+//	queue.maxRetryDelay         KALYPSO_QUEUE_MAX_RETRY_DELAY          1m
+//	preview.workers             KALYPSO_PREVIEW_WORKERS                1
+//	preview.perAuthorPerHour    KALYPSO_PREVIEW_PER_AUTHOR_PER_HOUR    30 (0: no bound)
 //	log.level                   KALYPSO_LOG_LEVEL                      info
 //	log.format                  KALYPSO_LOG_FORMAT                     json (or console)
 //

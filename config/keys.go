@@ -82,13 +82,7 @@ func Keys() []Key {
 			integer(func(c *Config) *int { return &c.Render.MaxListLength })),
 		key(render.SettingTimeout, render.DefaultTimeout.String(), "Time limit of rendering one environment; assignments not rendered by then fail and keep their last output.",
 			dur(func(c *Config) *Duration { return &c.Render.Timeout })),
-	}, fleetKeys(), []Key{
-		key("workers", "4", "Number of webhook events processed at the same time.",
-			integer(func(c *Config) *int { return &c.Workers })),
-		key("queueSize", "100", "Webhook events waiting for a worker; when full, deliveries are answered 503.",
-			integer(func(c *Config) *int { return &c.QueueSize })),
-		key("handlerTimeout", "5m", "Time limit of the processing of one webhook event.",
-			dur(func(c *Config) *Duration { return &c.HandlerTimeout })),
+	}, fleetKeys(), queueKeys(), []Key{
 		key("log.level", DefaultLogLevel, "Minimum log level: trace, debug, info, warn or error.",
 			str(func(c *Config) *string { return &c.Log.Level })),
 		key("log.format", DefaultLogFormat, "Log format: json (one object per line) or console (human-readable).",

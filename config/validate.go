@@ -105,9 +105,7 @@ func (c *Config) runtimeProblems() []string {
 	p = appendIf(p, c.Promotion.PollInterval <= 0, "promotion.pollInterval", "must be positive")
 	p = appendIf(p, c.Resync.Interval < 0, "resync.interval", "must not be negative (0 disables the periodic resync)")
 	p = append(p, c.renderProblems()...)
-	p = appendIf(p, c.Workers < 1, "workers", "must be at least 1")
-	p = appendIf(p, c.QueueSize < 1, "queueSize", "must be at least 1")
-	p = appendIf(p, c.HandlerTimeout <= 0, "handlerTimeout", "must be positive")
+	p = append(p, c.queueProblems()...)
 	p = appendIf(p, !validLogLevel(c.Log.Level), "log.level",
 		fmt.Sprintf("%q is not one of %s", c.Log.Level, logLevelList))
 	return appendIf(p, c.Log.Format != LogFormatJSON && c.Log.Format != LogFormatConsole, "log.format",

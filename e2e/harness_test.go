@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -32,7 +33,17 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "kalypso")
-	build := exec.Command("go", "build", "-o", binary, "../cmd/kalypso")
+	if other := os.Getenv("KALYPSO_E2E_BINARY"); other != "" { // another build, e.g. to show a failure an older one had
+		binary = other
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
+	args := []string{"build", "-o", binary}
+	if raceBinary() {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "../cmd/kalypso")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build kalypso:", err)
@@ -44,6 +55,10 @@ func TestMain(m *testing.M) {
 }
 
 const secret = "e2e-webhook-secret"
+
+// raceBinary reports whether the app under test is built with the race detector
+// (KALYPSO_E2E_RACE=1, as `make race` does): a data race then ends in its logs.
+func raceBinary() bool { return os.Getenv("KALYPSO_E2E_RACE") != "" }
 
 // world is a simulated GitHub seeded with the sample, and the app running against it.
 type world struct {
@@ -60,6 +75,8 @@ type world struct {
 	redelivered map[string]int
 	// lost holds deliveries accepted by an app that was killed before processing them.
 	lost map[string]bool
+	// cluster, when set, runs the app as several replicas instead of app.
+	cluster *cluster
 }
 
 // newWorld seeds the simulator; the app is not started yet.
@@ -116,14 +133,21 @@ func (w *world) start(extraEnv ...string) {
 // overrides) and returns at once.
 func (w *world) launch(extraEnv ...string) {
 	w.t.Helper()
+	w.app = w.serve(w.serveEnv(w.addr, w.mgmt, w.sim.APIURL(), w.sim.URL()), w.logs, extraEnv...)
+	w.t.Cleanup(func() { w.stop() })
+}
+
+// serveEnv is the environment of a `kalypso serve` listening on addr and mgmt and reaching
+// GitHub at apiURL and webURL.
+func (w *world) serveEnv(addr, mgmt, apiURL, webURL string) []string {
+	w.t.Helper()
 	keyFile := filepath.Join(w.t.TempDir(), "key.pem")
 	require.NoError(w.t, os.WriteFile(keyFile, w.sim.PrivateKeyPEM(), 0o600))
-	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(),
-		"KALYPSO_SERVER_ADDRESS="+w.addr,
-		"KALYPSO_SERVER_MANAGEMENT_ADDRESS="+w.mgmt,
-		"KALYPSO_GITHUB_V3_API_URL="+w.sim.APIURL(),
-		"KALYPSO_GITHUB_WEB_URL="+w.sim.URL(),
+	return append(os.Environ(),
+		"KALYPSO_SERVER_ADDRESS="+addr,
+		"KALYPSO_SERVER_MANAGEMENT_ADDRESS="+mgmt,
+		"KALYPSO_GITHUB_V3_API_URL="+apiURL,
+		"KALYPSO_GITHUB_WEB_URL="+webURL,
 		fmt.Sprintf("KALYPSO_GITHUB_APP_INTEGRATION_ID=%d", w.sim.AppID()),
 		"KALYPSO_GITHUB_APP_WEBHOOK_SECRET="+secret,
 		"KALYPSO_GITHUB_APP_PRIVATE_KEY_FILE="+keyFile,
@@ -132,12 +156,18 @@ func (w *world) launch(extraEnv ...string) {
 		"KALYPSO_CONTROL_PLANES="+sample.Owner+"/"+sample.ControlPlane,
 		"KALYPSO_SOURCES_MANIFEST_HOSTS=github.com",
 	)
-	cmd.Env = append(cmd.Env, extraEnv...)
-	cmd.Stdout, cmd.Stderr = w.logs, w.logs
+}
+
+// serve starts `kalypso serve` with env (extraEnv last, so it overrides), its output to out.
+func (w *world) serve(env []string, out io.Writer, extraEnv ...string) *appProcess {
+	w.t.Helper()
+	cmd := exec.Command(binary, "serve")
+	cmd.Env = append(env, extraEnv...)
+	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(w.t, cmd.Start())
-	w.app = &appProcess{cmd: cmd, done: make(chan error, 1)}
-	go func(p *appProcess) { p.done <- p.cmd.Wait() }(w.app)
-	w.t.Cleanup(func() { w.stop() })
+	p := &appProcess{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- p.cmd.Wait() }()
+	return p
 }
 
 // pid returns the process ID of the running app.
@@ -179,9 +209,15 @@ func (w *world) kill() {
 	_ = w.app.cmd.Process.Kill()
 	<-w.app.done
 	w.app = nil
+	w.markLost(func(string) bool { return true })
+}
+
+// markLost records as lost the deliveries an app accepted and had not processed when it was
+// killed; answered tells which deliveries that app answered.
+func (w *world) markLost(answered func(id string) bool) {
 	done := w.processed()
 	for _, d := range w.sim.Deliveries() {
-		if w.accepted(d) && done[d.ID] < 1+w.redelivered[d.ID] {
+		if answered(d.ID) && w.accepted(d) && done[d.ID] < 1+w.redelivered[d.ID] {
 			w.lost[d.ID] = true
 		}
 	}
@@ -192,14 +228,19 @@ func (w *world) stop() {
 	if w.app == nil {
 		return
 	}
-	_ = w.app.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-w.app.done:
-	case <-time.After(30 * time.Second):
-		_ = w.app.cmd.Process.Kill()
-		<-w.app.done
-	}
+	w.app.stop()
 	w.app = nil
+}
+
+// stop ends the process gracefully (SIGTERM), killing it after 30 s, and waits for it.
+func (p *appProcess) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
 }
 
 // settle waits until the app has processed every webhook the simulator delivered to it and
@@ -263,7 +304,7 @@ func (w *world) commit(repo, branch string, files map[string]*string) string {
 	w.t.Helper()
 	sha, err := w.sim.CommitFiles(sample.Owner, repo, branch, files, "change")
 	require.NoError(w.t, err)
-	if w.app != nil {
+	if w.app != nil || w.cluster != nil {
 		w.settle()
 	}
 	return sha

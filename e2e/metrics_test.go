@@ -22,7 +22,7 @@ func TestE2EMetricsFollowPrometheusConventions(t *testing.T) {
 	var body string
 	w.eventually(func() bool {
 		_, body, _ = getURL("http://" + w.mgmt + "/metrics")
-		return strings.Contains(body, "kalypso_fleet_promotion_state{") && strings.Contains(body, "kalypso_webhook_queue_wait_seconds_count")
+		return strings.Contains(body, "kalypso_fleet_promotion_state{") && strings.Contains(body, "kalypso_queue_wait_seconds_count")
 	}, "the fleet gauges and the queue metrics are exported")
 
 	problems, err := promlint.New(strings.NewReader(body)).Lint()

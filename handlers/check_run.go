@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
@@ -14,103 +12,56 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
 
-// CheckRun handles `check_run`: "Re-run" of an environment's check recomputes it, the
-// Promote button of an approval check run promotes, and the Accept button of a check run
-// held by the blast-radius guard accepts the change.
-type CheckRun struct{ *Core }
-
-// Handles implements githubapp.EventHandler.
-func (h CheckRun) Handles() []string { return []string{"check_run"} }
-
-// Handle implements githubapp.EventHandler.
-func (h CheckRun) Handle(ctx context.Context, _, _ string, payload []byte) error {
-	var ev github.CheckRunEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return fmt.Errorf("parse check_run event: %w", err)
-	}
-	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == promote.PromoteAction {
-		inst := githubapp.GetInstallationIDFromEvent(&ev)
-		ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-		return h.Promoter.Approve(ctx, inst, repoOf(ev.GetRepo()), ev.GetCheckRun(), ev.GetSender().GetLogin())
-	}
-	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == reconcile.AcceptAction {
-		return h.accept(ctx, &ev)
-	}
-	if ev.GetAction() == "requested_action" && ev.GetRequestedAction().Identifier == reconcile.FullPreviewAction {
-		return h.showFullPreview(ctx, &ev)
-	}
-	if ev.GetAction() != "rerequested" {
-		return nil
-	}
-	if plane, env, ok := reconcile.ParsePreviewExternalID(ev.GetCheckRun().GetExternalID()); ok {
-		return h.rerunPreview(ctx, &ev, plane, env)
-	}
-	plane, env, ok := reconcile.ParseExternalID(ev.GetCheckRun().GetExternalID())
-	if !ok {
-		return nil // not one of ours
-	}
-	inst := githubapp.GetInstallationIDFromEvent(&ev)
-	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	repo := repoOf(ev.GetRepo())
-	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
-		return e.Env.ControlPlane == plane && e.Env.Name == env
-	})
+// routeCheckRun names the work a user asked for on a check run: "Re-run" of an environment's
+// check (the environment, or main's validation, reported again as a new check run), "Re-run"
+// of a preview, and clicks on Promote, Accept and Show full preview. The check runs the app writes are echoes.
+func (c *Core) routeCheckRun(ctx context.Context, payload []byte) (bool, error) {
+	ev, err := decode[github.CheckRunEvent]("check_run", payload)
 	if err != nil {
-		return err
+		return false, err
 	}
-	branch := ev.GetCheckRun().GetCheckSuite().GetHeadBranch()
-	commit := reconcile.BranchCommit(inst, repo, branch, ev.GetCheckRun().GetHeadSHA())
-	commit.Rerun = true
-	if repo == plane && branch == gitsource.MainBranch {
-		_, err := h.validateEnvs(ctx, envs, commit)
-		return err
+	if c.checkRunEcho(ev) {
+		return true, nil
 	}
-	return h.reconcileAndReport(ctx, envs, &commit)
+	inst, repo, run := githubapp.GetInstallationIDFromEvent(ev), repoOf(ev.GetRepo()), ev.GetCheckRun()
+	switch ev.GetAction() {
+	case "requested_action":
+		action := ev.GetRequestedAction().Identifier
+		if action != promote.PromoteAction && action != reconcile.AcceptAction && action != reconcile.FullPreviewAction {
+			return false, nil
+		}
+		return false, c.Queue.Add(ctx, ClickKey(inst, repo, run.GetID(), action), Clicks{{User: ev.GetSender().GetLogin(), Run: run}})
+	case "rerequested":
+		if _, _, ok := reconcile.ParsePreviewExternalID(run.GetExternalID()); ok {
+			return false, c.rerunPreviews(ctx, inst, repo, run)
+		}
+		plane, env, ok := reconcile.ParseExternalID(run.GetExternalID())
+		if !ok {
+			return false, nil // not one of ours
+		}
+		branch := run.GetCheckSuite().GetHeadBranch()
+		if repo == plane && branch == gitsource.MainBranch {
+			return false, c.Queue.Add(ctx, MainKey(inst, plane), ReportOn(plane, branch, true))
+		}
+		key := EnvironmentKey(envref.Env{Installation: inst, ControlPlane: plane, Name: env})
+		return false, c.Queue.Add(ctx, key, ReportOn(repo, branch, true))
+	}
+	return false, nil
 }
 
-// accept records a click on Accept; an accepted environment check is reconciled again, so
-// that the held change now reaches the GitOps pull request.
-func (h CheckRun) accept(ctx context.Context, ev *github.CheckRunEvent) error {
-	if h.Previews == nil {
+// rerunPreviews previews again the open pull requests of repo a preview check run is for
+// (GitHub lists only those of the same repository, not those from forks).
+func (c *Core) rerunPreviews(ctx context.Context, inst int64, repo envref.Repo, run *github.CheckRun) error {
+	if c.Previews == nil {
 		return nil
 	}
-	inst, repo, user := githubapp.GetInstallationIDFromEvent(ev), repoOf(ev.GetRepo()), ev.GetSender().GetLogin()
-	ctx, logger := githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	a, err := h.Previews.AcceptBlastRadius(ctx, inst, repo, ev.GetCheckRun(), user)
-	if err != nil || a == nil {
-		return err
+	for _, pr := range run.PullRequests {
+		if pr.GetNumber() <= 0 {
+			continue
+		}
+		if err := c.Queue.Add(ctx, PreviewKey(inst, repo, pr.GetNumber()), nil); err != nil {
+			return err
+		}
 	}
-	if a.Refusal != "" {
-		logger.Warn().Str("environment", a.Env.Name).Str("user", user).Msg("blast radius acceptance refused: " + a.Refusal)
-	}
-	if !a.Accepted || a.Preview {
-		return nil
-	}
-	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool { return e.Env == a.Env })
-	if err != nil {
-		return err
-	}
-	commit := reconcile.BranchCommit(inst, repo, ev.GetCheckRun().GetCheckSuite().GetHeadBranch(), ev.GetCheckRun().GetHeadSHA())
-	return h.reconcileAndReport(ctx, envs, &commit)
-}
-
-// showFullPreview records a click on "Show full preview"; an approved one previews the pull
-// request again, in full.
-func (h CheckRun) showFullPreview(ctx context.Context, ev *github.CheckRunEvent) error {
-	if h.Previews == nil {
-		return nil
-	}
-	inst, repo, user := githubapp.GetInstallationIDFromEvent(ev), repoOf(ev.GetRepo()), ev.GetSender().GetLogin()
-	ctx, logger := githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	a, err := h.Previews.ApproveFullPreview(ctx, inst, repo, ev.GetCheckRun(), user)
-	if err != nil || a == nil {
-		return err
-	}
-	if a.Refusal != "" {
-		logger.Warn().Str("environment", a.Env.Name).Str("user", user).Msg("full preview refused: " + a.Refusal)
-	}
-	if !a.Approved || a.Number <= 0 {
-		return nil
-	}
-	return h.previewAgain(ctx, ev, a.Env.ControlPlane, a.Env.Name, a.Number)
+	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
@@ -32,6 +34,7 @@ func envInfo(name string) envref.EnvInfo {
 
 // fake records what the handlers ask of the reconciler, the index and the promoter, as lines.
 type fake struct {
+	mu       sync.Mutex
 	log      []string
 	envs     []envref.EnvInfo
 	failEnv  map[string]error // environment → reconcile error
@@ -39,28 +42,79 @@ type fake struct {
 	held     map[string]bool  // environment → its change is held by the guard
 	failIdx  error
 	failProm error
-	pulls    map[int]reconcile.PullRequest // open pull requests, as GitHub has them now
+	again    time.Duration // what Converge answers
+	waiting  []envref.Env
+	pulls    map[int]*github.PullRequest
 }
 
 func newFake() *fake {
-	return &fake{envs: []envref.EnvInfo{envInfo("dev"), envInfo("stage")}, failEnv: map[string]error{}, errors: map[string]int{}}
+	return &fake{envs: []envref.EnvInfo{envInfo("dev"), envInfo("stage")}, failEnv: map[string]error{}, errors: map[string]int{},
+		pulls: map[int]*github.PullRequest{}}
 }
 
 func (f *fake) core() *Core { return &Core{Reconciler: f, Index: f, Promoter: f, Previews: f} }
 
-func (f *fake) logf(format string, args ...any) { f.log = append(f.log, fmt.Sprintf(format, args...)) }
+func (f *fake) logf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log = append(f.log, fmt.Sprintf(format, args...))
+}
 
+// lines returns and forgets the lines logged so far.
+func (f *fake) lines() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.log
+	f.log = nil
+	return out
+}
+
+// result is an environment as the fake computes it: read from the head of its branch, of the
+// workload branch and of main's pin.
 func (f *fake) result(env string) *reconcile.Outcome {
 	res := &render.Result{}
 	for range f.errors[env] {
 		res.Errors = append(res.Errors, &scheduling.Error{Msg: "bad"})
 	}
-	out := &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res}
+	out := &reconcile.Outcome{Env: envref.Env{Installation: 42, ControlPlane: plane, Name: env}, Result: res,
+		Sources: []scheduling.SourceCommit{{Name: env, Commit: "head-of-" + env},
+			{Name: "main", Repo: "https://github.com/org/cp", Branch: "main", Commit: "pin-of-" + env},
+			{Name: "workload svc", Repo: "https://github.com/team/svc", Branch: "main", Commit: "head-of-svc"}}}
 	if f.held[env] {
 		out.Held = []preview.Violation{{What: "removed", Measured: 3, Total: 4}}
-		out.Sources = []scheduling.SourceCommit{{Name: env, Commit: "head-of-" + env}}
 	}
 	return out
+}
+
+// MainHead implements Reconciler.
+func (f *fake) MainHead(_ context.Context, _ int64, cp envref.Repo) (string, error) {
+	return "head-of-main", nil
+}
+
+// CachedHead implements Reconciler.
+func (f *fake) CachedHead(repo envref.Repo, branch string) string { return "cached-" + branch }
+
+// Rebuild implements Index.
+func (f *fake) Rebuild(_ context.Context, inst int64) error {
+	f.logf("rebuild %d", inst)
+	return f.failIdx
+}
+
+// Converge implements Promoter.
+func (f *fake) Converge(_ context.Context, info envref.EnvInfo) (time.Duration, error) {
+	f.logf("promotion %s", info.Env.Name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.again, f.failProm
+}
+
+// Waiting implements Promoter.
+func (f *fake) Waiting(int64) []envref.Env { return f.waiting }
+
+// ReportPreviewRefused implements Previewer.
+func (f *fake) ReportPreviewRefused(_ context.Context, pr reconcile.PullRequest, env envref.Env, title, _ string) (*github.CheckRun, error) {
+	f.logf("refuse preview %s on %s: %s", env.Name, pr.HeadSHA, title)
+	return &github.CheckRun{Conclusion: github.String("neutral")}, nil
 }
 
 // Environment implements Reconciler.
@@ -136,21 +190,6 @@ func (f *fake) Approve(_ context.Context, inst int64, repo envref.Repo, event *g
 	return f.failProm
 }
 
-// Merged implements Promoter.
-func (f *fake) Merged(_ context.Context, inst int64, repo envref.Repo, pr *github.PullRequest) error {
-	f.logf("merged %s #%d", repo, pr.GetNumber())
-	return f.failProm
-}
-
-// Resume implements Promoter.
-func (f *fake) Resume(_ context.Context, inst int64) error {
-	f.logf("resume %d", inst)
-	return f.failProm
-}
-
-// Wake implements Promoter.
-func (f *fake) Wake() { f.logf("wake") }
-
 // payload encodes an event as GitHub sends it.
 func payload(t *testing.T, ev any) []byte {
 	t.Helper()
@@ -208,11 +247,14 @@ func (f *fake) Audience(_ context.Context, pr reconcile.PullRequest) reconcile.A
 	return reconcile.Audience{Full: pr.Author.Login == "writer", Why: "not a writer"}
 }
 
-// ReadPullRequest implements Previewer from the fake's open pull requests.
+// ReadPullRequest implements Previewer from the fake's pull requests, as GitHub has them now.
 func (f *fake) ReadPullRequest(_ context.Context, inst int64, repo envref.Repo, number int) (reconcile.PullRequest, bool, error) {
 	f.logf("read %s#%d", repo, number)
-	pr, open := f.pulls[number]
-	return pr, open, nil
+	pr := f.pulls[number]
+	if pr == nil {
+		return reconcile.PullRequest{}, false, nil
+	}
+	return reconcile.PullRequestOf(inst, repo, pr), pr.GetState() == "open", nil
 }
 
 // ApproveFullPreview implements Previewer: user "writer" is approved (for pull request 9),

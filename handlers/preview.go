@@ -5,51 +5,45 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"time"
 
-	"github.com/google/go-github/v62/github"
-	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
+	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// wantsPreview reports whether an event asks for a new preview: an open pull request opened,
-// reopened, pushed to, or moved to another base. Closed ones get nothing more.
-func wantsPreview(ev *github.PullRequestEvent) bool {
-	if ev.GetPullRequest().GetState() != "open" {
-		return false
-	}
-	switch ev.GetAction() {
-	case "opened", "synchronize", "reopened":
-		return true
-	case "edited":
-		return ev.GetChanges().GetBase() != nil
-	}
-	return false
-}
-
-// preview previews an open pull request: into an environment branch of a declared control
-// plane, that environment; into its main, every environment of the control plane as if main
-// were pinned at the pull request's result; into a registered branch of a workload
-// repository, every environment that reads it. One check run per environment on the head commit.
-func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) error {
-	repo, pr := repoOf(ev.GetRepo()), ev.GetPullRequest()
-	if h.Previews == nil {
+// workPreview previews an open pull request at its current head, read from GitHub (what it may
+// show is decided by who opened it: see reconcile.Reconciler.Audience): heads
+// pushed while it waited are never previewed, only the newest. Into an environment branch of
+// a declared control plane, that environment; into its main, every environment of the control
+// plane as if main were pinned at the pull request's result; into a registered branch of a
+// workload repository, every environment that reads it. One check run per environment on the
+// head commit. Previews run in their own lane, one at a time per pull request, and each author
+// has a budget of previews per hour: beyond it, the check runs say so (neutral).
+func (c *Core) workPreview(ctx context.Context, key workq.Key) error {
+	if c.Previews == nil {
 		return nil
 	}
-	head := pr.GetHead().GetSHA()
-	if !commitSHA.MatchString(head) || pr.GetNumber() <= 0 {
-		return fmt.Errorf("pull request #%d of %s: head %q is not a commit", pr.GetNumber(), repo, head)
+	repo := repoOfKey(key)
+	number, err := strconv.Atoi(key.Name)
+	if err != nil {
+		return workq.Permanent(fmt.Errorf("preview key %s: %w", key, err))
 	}
-	inst := githubapp.GetInstallationIDFromEvent(ev)
-	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	req := reconcile.PullRequestOf(inst, repo, pr)
-	as := previewTarget(h.Index.Declared(repo), req.Base)
-	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool {
+	req, open, err := c.Previews.ReadPullRequest(ctx, key.Inst, repo, number)
+	if err != nil || !open {
+		return err // closed ones get nothing more
+	}
+	if !commitSHA.MatchString(req.HeadSHA) {
+		return workq.Permanent(fmt.Errorf("pull request #%d of %s: head %q is not a commit", number, repo, req.HeadSHA))
+	}
+	as := previewTarget(c.Index.Declared(repo), req.Base)
+	envs, err := c.Index.Matching(ctx, key.Inst, func(e envref.EnvInfo) bool {
 		if as == reconcile.AsWorkload {
 			return e.ReadsWorkload(repo, req.Base)
 		}
@@ -58,24 +52,55 @@ func (h PullRequest) preview(ctx context.Context, ev *github.PullRequestEvent) e
 	if err != nil || len(envs) == 0 {
 		return err
 	}
-	req.Audience = h.Previews.Audience(ctx, req)
+	if ok, next := c.PreviewBudget.Take(key.Inst, req.Author.Login); !ok {
+		return c.refusePreview(ctx, req, envs, next)
+	}
+	req.Audience = c.Previews.Audience(ctx, req) // what the author may see, decided once per preview
+	return c.preview(ctx, req, as, envs)
+}
+
+// preview computes and reports the previews of a pull request for envs, and sums them up in
+// its comment. A preview that cannot be computed (its pull request's refs moved while they
+// were fetched, GitHub failed) is tried again, reading the pull request anew; the last attempt
+// reports the failure on its check run.
+func (c *Core) preview(ctx context.Context, req reconcile.PullRequest, as reconcile.PreviewTarget, envs []envref.EnvInfo) error {
+	_, last := workq.Attempt(ctx)
 	var errs []error
 	var lines []reconcile.PreviewLine
 	for _, e := range envs {
-		p, err := h.Previews.Preview(ctx, e.Env, req, as)
+		p, err := c.Previews.Preview(ctx, e.Env, req, as)
+		if err != nil && !last {
+			return fmt.Errorf("preview of %s: %w", e.Env.Name, err)
+		}
 		if err != nil {
 			zerolog.Ctx(ctx).Error().Err(err).Str("environment", e.Env.Name).Int("pull_request", req.Number).Msg("preview failed")
 		}
-		run, rerr := h.Previews.ReportPreview(ctx, req, e.Env, p, err)
+		run, rerr := c.Previews.ReportPreview(ctx, req, e.Env, p, err)
 		if rerr != nil {
 			errs = append(errs, fmt.Errorf("preview of %s: %w", e.Env.Name, rerr))
 			continue
 		}
 		lines = append(lines, reconcile.PreviewLine{Env: e.Env.Name, Conclusion: run.GetConclusion(), Title: run.GetOutput().GetTitle(), URL: run.GetHTMLURL()})
 	}
-	if h.PreviewComments && len(lines) > 0 {
-		if err := h.Previews.CommentPreviews(ctx, req, lines); err != nil {
+	if c.PreviewComments && len(lines) > 0 {
+		if err := c.Previews.CommentPreviews(ctx, req, lines); err != nil {
 			errs = append(errs, fmt.Errorf("preview comment: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// refusePreview says on each environment's preview check run that the author's budget of
+// previews is used up, and when the next one is allowed.
+func (c *Core) refusePreview(ctx context.Context, req reconcile.PullRequest, envs []envref.EnvInfo, next time.Time) error {
+	login := req.Author.Login
+	zerolog.Ctx(ctx).Warn().Str("author", login).Int("pull_request", req.Number).Time("next", next).Msg("preview refused: the author's previews of the last hour are used up")
+	why := fmt.Sprintf("@%s has used up the previews allowed per author and hour (setting preview.perAuthorPerHour). "+
+		"Nothing was computed for this commit; push again or use Re-run after %s.", login, next.UTC().Format(time.RFC3339))
+	var errs []error
+	for _, e := range envs {
+		if _, err := c.Previews.ReportPreviewRefused(ctx, req, e.Env, "preview postponed: budget of @"+login+" used up", why); err != nil {
+			errs = append(errs, fmt.Errorf("preview of %s: %w", e.Env.Name, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -90,40 +115,4 @@ func previewTarget(controlPlane bool, base string) reconcile.PreviewTarget {
 		return reconcile.AsMain
 	}
 	return reconcile.AsEnvironmentBranch
-}
-
-// rerunPreview previews again, on a click on "Re-run", the open pull requests the check run
-// is for (GitHub lists only those of the same repository, not those from forks).
-func (h CheckRun) rerunPreview(ctx context.Context, ev *github.CheckRunEvent, plane envref.Repo, env string) error {
-	run := ev.GetCheckRun()
-	var errs []error
-	for _, pr := range run.PullRequests {
-		if pr.GetNumber() > 0 && pr.GetHead().GetSHA() == run.GetHeadSHA() {
-			errs = append(errs, h.previewAgain(ctx, ev, plane, env, pr.GetNumber()))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// previewAgain previews one environment of a pull request again, as GitHub has the pull request
-// now, while it is open and its head is still the check run's commit.
-func (h CheckRun) previewAgain(ctx context.Context, ev *github.CheckRunEvent, plane envref.Repo, env string, number int) error {
-	run, repo := ev.GetCheckRun(), repoOf(ev.GetRepo())
-	if h.Previews == nil || !commitSHA.MatchString(run.GetHeadSHA()) {
-		return nil
-	}
-	inst := githubapp.GetInstallationIDFromEvent(ev)
-	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	envs, err := h.Index.Matching(ctx, inst, func(e envref.EnvInfo) bool { return e.Env.ControlPlane == plane && e.Env.Name == env })
-	if err != nil || len(envs) == 0 {
-		return err
-	}
-	req, open, err := h.Previews.ReadPullRequest(ctx, inst, repo, number)
-	if err != nil || !open || req.HeadSHA != run.GetHeadSHA() {
-		return err
-	}
-	req.Audience = h.Previews.Audience(ctx, req)
-	p, err := h.Previews.Preview(ctx, envs[0].Env, req, previewTarget(h.Index.Declared(repo), req.Base))
-	_, err = h.Previews.ReportPreview(ctx, req, envs[0].Env, p, err)
-	return err
 }

@@ -2,34 +2,43 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 )
 
-// PullRequest handles `pull_request`: a merged GitOps pull request of the app starts the wait
-// for cluster compliance of the commit it promotes; an open pull request into a control plane
-// is previewed (see preview.go).
-type PullRequest struct{ *Core }
+// routePullRequest names the preview of an open pull request that changed, and the base
+// branch of a merged one (its merge moved that branch: a GitOps pull request merged starts the
+// wait for the clusters). The app's own pull requests are echoes.
+func (c *Core) routePullRequest(ctx context.Context, payload []byte) (bool, error) {
+	ev, err := decode[github.PullRequestEvent]("pull_request", payload)
+	if err != nil {
+		return false, err
+	}
+	if c.fromSelf(ev.GetSender()) {
+		return true, nil
+	}
+	inst, repo, pr := githubapp.GetInstallationIDFromEvent(ev), repoOf(ev.GetRepo()), ev.GetPullRequest()
+	switch {
+	case wantsPreview(ev) && c.Previews != nil && pr.GetNumber() > 0:
+		return false, c.Queue.Add(ctx, PreviewKey(inst, repo, pr.GetNumber()), nil)
+	case ev.GetAction() == "closed" && pr.GetMerged() && pr.GetBase().GetRef() != "":
+		return false, c.Queue.Add(ctx, BranchKey(inst, repo, pr.GetBase().GetRef()), nil)
+	}
+	return false, nil
+}
 
-// Handles implements githubapp.EventHandler.
-func (h PullRequest) Handles() []string { return []string{"pull_request"} }
-
-// Handle implements githubapp.EventHandler.
-func (h PullRequest) Handle(ctx context.Context, _, _ string, payload []byte) error {
-	var ev github.PullRequestEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return fmt.Errorf("parse pull_request event: %w", err)
+// wantsPreview reports whether an event asks for a new preview: an open pull request opened,
+// reopened, pushed to, or moved to another base. Closed ones get nothing more.
+func wantsPreview(ev *github.PullRequestEvent) bool {
+	if ev.GetPullRequest().GetState() != "open" {
+		return false
 	}
-	if wantsPreview(&ev) {
-		return h.preview(ctx, &ev)
+	switch ev.GetAction() {
+	case "opened", "synchronize", "reopened":
+		return true
+	case "edited":
+		return ev.GetChanges().GetBase() != nil
 	}
-	if ev.GetAction() != "closed" || !ev.GetPullRequest().GetMerged() {
-		return nil
-	}
-	inst := githubapp.GetInstallationIDFromEvent(&ev)
-	ctx, _ = githubapp.PrepareRepoContext(ctx, inst, ev.GetRepo())
-	return h.Promoter.Merged(ctx, inst, repoOf(ev.GetRepo()), ev.GetPullRequest())
+	return false
 }

@@ -168,6 +168,7 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir, addr string, 
 		"KALYPSO_FLEET_CLIENT_SECRET":    sim.ClientSecret(),
 		"KALYPSO_FLEET_SESSION_KEY":      rand.Text() + rand.Text(),
 		"KALYPSO_FLEET_REFRESH_INTERVAL": "0",
+		"KALYPSO_WORKERS":                "1", // environments reconciled in order: the same pull request numbers on every run
 	}
 	cfg, err := config.Load("", func(k string) string { return settings[k] })
 	if err != nil {

@@ -2,16 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
@@ -59,8 +62,12 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(cfg.SourcePolicy()), reconcile.WithBotLogin(clients.BotLogin))
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
-	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
-	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter, PreviewComments: cfg.Preview.Comment}
+	leases, holder := coord.NewLocal(), replicaName()
+	core := &handlers.Core{Reconciler: rec, Index: index, PreviewComments: cfg.Preview.Comment,
+		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
+		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
+	core.Promoter = promote.New(cache, clients, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
+		promote.WithScheduler(core), promote.WithLeases(leases, holder))
 	if cfg.Preview.Enabled {
 		core.Previews = rec
 	}
@@ -72,17 +79,14 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if fleet != nil {
 		opts = append(opts, app.WithPublicRoutes(fleet.Register))
 	}
-	opts = append([]app.Option{
-		app.WithLogger(logger),
-		app.WithHandlers(handlers.Push{Core: core}, handlers.CheckRun{Core: core}, handlers.PullRequest{Core: core},
-			handlers.Status{Core: core}, handlers.Installation{Core: core}),
-		app.WithResync(func(ctx context.Context) error { return resync(ctx, clients, core) }),
-	}, opts...)
+	opts = append([]app.Option{app.WithLogger(logger), app.WithWork(core, core.Work), app.WithResync(core.Resync)}, opts...)
 	srv, err := app.New(cfg, opts...)
 	if err != nil {
 		return nil, err
 	}
 	clients.srv = srv
+	core.Queue = srv.Queue()
+	core.Self = handlers.Identity{AppID: cfg.GitHub.App.IntegrationID, Bot: srv.BotLogin}
 	if fleet != nil {
 		startFleet(ctx, cfg, fleet, srv)
 	}
@@ -137,11 +141,20 @@ func (c *serverClients) Token(ctx context.Context, installation int64) (string, 
 	return c.srv.InstallationToken(ctx, installation)
 }
 
-// resync lists the app's installations and reconciles all their environments.
-func resync(ctx context.Context, clients *serverClients, core *handlers.Core) error {
-	ids, err := installationsOf(clients)(ctx)
-	if err != nil {
-		return err
+// replicaName names this replica as a lease holder: its host name and process, and a random
+// part so that a restart is another holder.
+func replicaName() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
+}
+
+// resyncTTL is how long a replica keeps an installation's resync to itself: most of the
+// interval, so that it renews the lease at its next resync and no other replica repeats it.
+func resyncTTL(cfg *config.Config) time.Duration {
+	if d := cfg.Resync.Interval.Std(); d > 0 {
+		return d * 9 / 10
 	}
-	return core.Resync(ctx, ids)
+	return time.Minute
 }

@@ -3,6 +3,8 @@ package envref
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -112,4 +114,95 @@ func TestReadsWorkloadAndRepoOf(t *testing.T) {
 	require.Equal(t, Repo{"org", "repo"}, r)
 	require.Equal(t, "kalypso/dev", AppBranch("dev"))
 	require.Equal(t, "org/repo/dev", Env{ControlPlane: r, Name: "dev"}.Key())
+}
+
+// gatedReader is a Reader safe for concurrent use whose Describe can be held mid-read.
+type gatedReader struct {
+	mu      sync.Mutex
+	envs    map[Repo][]EnvInfo
+	gate    chan struct{} // when set, Describe waits for it to close
+	entered chan struct{}
+}
+
+func (r *gatedReader) Repositories(context.Context, int64) ([]Repo, error) {
+	return []Repo{cpA, cpB}, nil
+}
+
+func (r *gatedReader) Describe(_ context.Context, _ int64, repo Repo) ([]EnvInfo, error) {
+	r.mu.Lock()
+	gate, entered := r.gate, r.entered
+	envs := r.envs[repo]
+	r.mu.Unlock()
+	if gate != nil {
+		entered <- struct{}{}
+		<-gate
+	}
+	return envs, nil
+}
+
+// A refresh that is still reading when the resync forgets the installation neither crashes nor
+// publishes into the dropped index: the next reader builds it again from what GitHub says now.
+func TestIndexRefreshRacingForget(t *testing.T) {
+	ctx := context.Background()
+	r := &gatedReader{envs: map[Repo][]EnvInfo{cpA: {env(cpA, "dev", "dev")}, cpB: {env(cpB, "qa", "qa")}}}
+	ix := NewIndex(r, func(Repo) bool { return true })
+	_, err := ix.Environments(ctx, 1)
+	require.NoError(t, err)
+
+	r.mu.Lock()
+	r.gate, r.entered = make(chan struct{}), make(chan struct{}, 1)
+	gate := r.gate
+	r.mu.Unlock()
+	refreshed := make(chan error, 1)
+	go func() { refreshed <- ix.Refresh(ctx, 1, cpA) }()
+	<-r.entered
+	ix.Forget(1)
+	r.mu.Lock()
+	r.gate = nil
+	r.envs[cpA] = []EnvInfo{env(cpA, "dev", "dev"), env(cpA, "stage", "stage")}
+	r.mu.Unlock()
+	close(gate)
+	require.NoError(t, <-refreshed)
+
+	envs, err := ix.Environments(ctx, 1)
+	require.NoError(t, err)
+	require.Len(t, envs, 3, "rebuilt from the current state")
+}
+
+// Readers, refreshes, rebuilds and forgets of one installation run at once without a data race
+// (run with -race) and every reader sees a complete snapshot.
+func TestIndexConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	r := &gatedReader{envs: map[Repo][]EnvInfo{cpA: {env(cpA, "dev", "dev"), env(cpA, "stage", "stage")}, cpB: {env(cpB, "qa", "qa")}}}
+	ix := NewIndex(r, func(Repo) bool { return true })
+	var wg sync.WaitGroup
+	errs := make(chan error, 400)
+	for i := range 400 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 5 {
+			case 0:
+				errs <- ix.Refresh(ctx, 1, cpA)
+			case 1:
+				errs <- ix.Rebuild(ctx, 1)
+			case 2:
+				ix.Forget(1)
+			case 3:
+				envs, err := ix.Environments(ctx, 1)
+				if err == nil && len(envs) != 3 {
+					err = fmt.Errorf("a reader saw %d environments", len(envs))
+				}
+				errs <- err
+			default:
+				_, err := ix.IsControlPlane(ctx, 1, cpB)
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
 }

@@ -25,12 +25,11 @@ func (g *GitHub) PullRequest(_ context.Context, repo envref.Repo, number int) (*
 	if err := g.enter("PullRequest", repo, number); err != nil {
 		return nil, err
 	}
-	for _, pr := range g.Pulls[repo] {
-		if pr.GetNumber() == number {
-			return copyPR(pr), nil
-		}
+	pr := g.pull(repo, number)
+	if pr == nil {
+		return nil, notFound("pull request", number)
 	}
-	return nil, notFound("pull request", number)
+	return copyPR(pr), nil
 }
 
 // OpenPullRequests implements ghport.GitHub.

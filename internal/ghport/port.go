@@ -19,6 +19,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrPullRequestExists: a pull request for the same head and base is already open.
 	ErrPullRequestExists = errors.New("a pull request already exists")
+	// ErrNoCommits: a pull request cannot be opened because its head has no commit its base
+	// lacks (the base moved, e.g. a merge, since the head was read).
+	ErrNoCommits = errors.New("no commits between base and head")
 )
 
 // GitHub is what orchestration asks of GitHub, for one installation. Lists return the first

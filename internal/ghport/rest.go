@@ -58,6 +58,9 @@ func classify(err error) error {
 		if strings.Contains(ge.Error(), "already exists") {
 			return &kindError{kind: ErrPullRequestExists, err: err}
 		}
+		if strings.Contains(ge.Error(), "No commits between") {
+			return &kindError{kind: ErrNoCommits, err: err}
+		}
 	}
 	return err
 }

@@ -36,7 +36,8 @@ func TestRESTClassifiesErrors(t *testing.T) {
 		want   error
 	}{
 		"an open pull request": {422, `{"message":"Validation Failed","errors":[{"resource":"PullRequest","code":"custom","message":"A pull request already exists for o:kalypso/dev."}]}`, ErrPullRequestExists},
-		"another validation":   {422, `{"message":"Validation Failed","errors":[{"message":"No commits between main and kalypso/dev"}]}`, nil},
+		"no commits":           {422, `{"message":"Validation Failed","errors":[{"message":"No commits between main and kalypso/dev"}]}`, ErrNoCommits},
+		"another validation":   {422, `{"message":"Validation Failed","errors":[{"message":"Base does not exist"}]}`, nil},
 		"gone":                 {404, `{"message":"Not Found"}`, ErrNotFound},
 		"a server error":       {500, `{"message":"boom"}`, nil},
 	}
@@ -46,7 +47,7 @@ func TestRESTClassifiesErrors(t *testing.T) {
 			require.Error(t, err)
 			var ge *github.ErrorResponse
 			require.True(t, errors.As(err, &ge), "the go-github error stays reachable")
-			for _, kind := range []error{ErrPullRequestExists, ErrNotFound} {
+			for _, kind := range []error{ErrPullRequestExists, ErrNotFound, ErrNoCommits} {
 				require.Equal(t, kind == tc.want, errors.Is(err, kind), "%v", kind)
 			}
 			require.Equal(t, ge.Error(), err.Error(), "the text is GitHub's")

@@ -203,13 +203,20 @@ func rejected(err error) bool {
 		strings.Contains(msg, "rejected")
 }
 
-// deleteBranch removes a remote branch if it is still at old.
+// deleteBranch removes a remote branch if it is still at old: ErrStale when it moved. The
+// check reads the remote's heads first; git's receive-pack then deletes the branch only if it
+// is still at what it advertised to the push, which closes most of the window in between.
 func (c *Cache) deleteBranch(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err
 	}
 	ref := plumbing.ReferenceName("refs/heads/" + branch)
+	if now, err := c.remoteHead(ctx, repo, token, ref); err != nil {
+		return fmt.Errorf("delete %s/%s %s: %w", owner, name, branch, err)
+	} else if now != old {
+		return fmt.Errorf("delete %s/%s %s: at %s, not %s: %w", owner, name, branch, now, old, ErrStale)
+	}
 	err = repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: auth(token),
 		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(":" + ref.String())}})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
@@ -218,6 +225,24 @@ func (c *Cache) deleteBranch(ctx context.Context, owner, name, token, branch str
 	_ = repo.Storer.RemoveReference(plumbing.NewRemoteReferenceName("origin", branch))
 	_ = repo.Storer.RemoveReference(ref)
 	return nil
+}
+
+// remoteHead lists the remote's refs and returns where ref points (zero when it does not exist).
+func (c *Cache) remoteHead(ctx context.Context, repo *git.Repository, token string, ref plumbing.ReferenceName) (plumbing.Hash, error) {
+	remote, err := repo.Remote("origin")
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("remote origin: %w", err)
+	}
+	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth(token)})
+	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return plumbing.ZeroHash, fmt.Errorf("list %s: %w", remote.Config().URLs[0], err)
+	}
+	for _, r := range refs {
+		if r.Name() == ref {
+			return r.Hash(), nil
+		}
+	}
+	return plumbing.ZeroHash, nil
 }
 
 // openMemory returns the in-memory repository of owner/name, creating it if needed.

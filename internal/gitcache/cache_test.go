@@ -70,6 +70,7 @@ func TestFetchPushAndLease(t *testing.T) {
 	repoA, err = a.fetch(ctx, "o", "r", "", "main", "kalypso/dev")
 	require.NoError(t, err)
 	require.Equal(t, second, Head(repoA, "kalypso/dev"))
+	require.ErrorIs(t, b.deleteBranch(ctx, "o", "r", "", "kalypso/dev", first), ErrStale, "a delete is leased on the head that was read")
 	require.NoError(t, b.deleteBranch(ctx, "o", "r", "", "kalypso/dev", second))
 	repoA, err = a.fetch(ctx, "o", "r", "", "main", "kalypso/dev")
 	require.NoError(t, err)

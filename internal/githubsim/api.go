@@ -88,9 +88,14 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.calls.add(rt.name())
-	if f, ok := s.faults.take(r.Method, rt.name(), rel); ok {
-		s.writeFault(w, f)
-		return
+	if f, ok := s.faults.take(r, rt.name(), rel); ok {
+		if !s.faults.hold(r, f) {
+			return // the client went away
+		}
+		if f.Status != 0 {
+			s.writeFault(w, f)
+			return
+		}
 	}
 	c := &call{s: s, r: r, route: rt, params: params, header: http.Header{}}
 	bucket, err := s.authenticate(c)

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Fault makes the next Times matching REST calls fail before they do anything.
+// Fault makes the next Times matching REST calls fail before they do anything, or hold them
+// (Delay, Gate) before they are served normally or fail.
 type Fault struct {
 	// Method matches the HTTP method; empty matches any.
 	Method string
@@ -24,11 +25,23 @@ type Fault struct {
 	Body string
 	// Times is how many calls fail; 0 means once.
 	Times int
+	// Header selects calls by request headers: each must have exactly this value (for
+	// example a header a test's proxy sets per replica of the app). Empty matches all.
+	Header map[string]string
+	// Git makes the fault match git smart HTTP requests (fetches and pushes, PathPattern a
+	// prefix of the request path such as "/owner/repo.git/") instead of REST calls.
+	Git bool
+	// Delay holds a matching call this long before it is answered.
+	Delay time.Duration
+	// Gate, when set, holds a matching call until it is closed (or the client goes away).
+	Gate <-chan struct{}
+	// Status 0 with Delay or Gate serves the call normally once it is released.
 }
 
 type faultSet struct {
 	mu     sync.Mutex
 	faults []*Fault
+	held   int // calls being held by Delay or Gate now
 }
 
 // InjectFault queues a fault; faults are matched in the order they were added.
@@ -60,16 +73,24 @@ func (s *Server) PendingFaults() int {
 	return n
 }
 
-// take consumes one use of the first fault matching the call.
-func (fs *faultSet) take(method, routeName, path string) (Fault, bool) {
+// HeldCalls returns how many calls a Delay or Gate fault holds now.
+func (s *Server) HeldCalls() int {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	return s.faults.held
+}
+
+// take consumes one use of the first fault matching the call (routeName "" for git requests).
+func (fs *faultSet) take(r *http.Request, routeName, path string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	pattern := routeName[strings.Index(routeName, " ")+1:]
+	git := routeName == ""
 	for i, f := range fs.faults {
-		if f.Method != "" && !strings.EqualFold(f.Method, method) {
+		if f.Git != git || (f.Method != "" && !strings.EqualFold(f.Method, r.Method)) || !headersMatch(f.Header, r.Header) {
 			continue
 		}
-		if !faultPathMatches(f.PathPattern, pattern, path) {
+		if git && !strings.HasPrefix(path, f.PathPattern) || !git && !faultPathMatches(f.PathPattern, pattern, path) {
 			continue
 		}
 		f.Times--
@@ -79,6 +100,49 @@ func (fs *faultSet) take(method, routeName, path string) (Fault, bool) {
 		return *f, true
 	}
 	return Fault{}, false
+}
+
+// hold waits as the fault says before the call goes on; it reports false when the client went
+// away meanwhile.
+func (fs *faultSet) hold(r *http.Request, f Fault) bool {
+	if f.Delay <= 0 && f.Gate == nil {
+		return true
+	}
+	fs.mu.Lock()
+	fs.held++
+	fs.mu.Unlock()
+	defer func() {
+		fs.mu.Lock()
+		fs.held--
+		fs.mu.Unlock()
+	}()
+	if f.Delay > 0 {
+		timer := time.NewTimer(f.Delay)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	if f.Gate != nil {
+		select {
+		case <-f.Gate:
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	return true
+}
+
+// headersMatch reports whether the request has every wanted header value.
+func headersMatch(want map[string]string, have http.Header) bool {
+	for k, v := range want {
+		if have.Get(k) != v {
+			return false
+		}
+	}
+	return true
 }
 
 func faultPathMatches(want, pattern, path string) bool {

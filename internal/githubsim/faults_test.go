@@ -1,6 +1,7 @@
 package githubsim
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -65,4 +66,43 @@ func TestFaultAppliesNothing(t *testing.T) {
 	require.Equal(t, reset.Unix(), rle.Rate.Reset.Unix())
 	f.sim.ResetCalls()
 	require.Zero(t, f.sim.TotalCalls())
+}
+
+// A gate holds the calls it selects (by header here, as a test's proxy marks one replica)
+// until it is closed, then they are served normally; other calls pass meanwhile.
+func TestFaultGateHoldsSelectedCalls(t *testing.T) {
+	f := newFixture(t)
+	gate := make(chan struct{})
+	f.sim.InjectFault(Fault{Method: "GET", PathPattern: "/repos/{owner}/{repo}", Header: map[string]string{"X-Replica": "a"}, Gate: gate})
+	held := make(chan int, 1)
+	go func() {
+		code, _, _ := f.do(t, "GET", repoPath(""), nil, "X-Replica", "a")
+		held <- code
+	}()
+	require.Eventually(t, func() bool { return f.sim.HeldCalls() == 1 }, 10*time.Second, time.Millisecond)
+	code, _, _ := f.do(t, "GET", repoPath(""), nil, "X-Replica", "b")
+	require.Equal(t, 200, code, "another replica's call is not held")
+	require.Zero(t, f.sim.PendingFaults(), "the fault was used by the held call")
+	close(gate)
+	require.Equal(t, 200, <-held, "the held call is served once released")
+	require.Zero(t, f.sim.HeldCalls())
+}
+
+// A delay holds a git request, then serves it; a status after the delay fails it.
+func TestFaultDelaysGitRequests(t *testing.T) {
+	f := newFixture(t)
+	f.sim.InjectFault(Fault{Git: true, PathPattern: "/" + testOwner + "/" + testRepo + ".git/", Delay: 10 * time.Millisecond, Status: 502})
+	req, err := http.NewRequest("GET", f.sim.GitURL(testOwner, testRepo)+"/info/refs?service=git-upload-pack", nil)
+	require.NoError(t, err)
+	req.SetBasicAuth("x-access-token", f.token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 502, resp.StatusCode)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	code, _, _ := f.do(t, "GET", repoPath(""), nil)
+	require.Equal(t, 200, code, "a git fault never matches REST calls")
 }

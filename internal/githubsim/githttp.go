@@ -57,6 +57,15 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		key += "?service=" + svc
 	}
 	s.calls.addGit(key)
+	if f, ok := s.faults.take(r, "", r.URL.Path); ok {
+		if !s.faults.hold(r, f) {
+			return // the client went away
+		}
+		if f.Status != 0 {
+			s.writeFault(w, f)
+			return
+		}
+	}
 	rp := s.lookupRepo(owner, name)
 	if rp == nil {
 		http.Error(w, "Repository not found.", http.StatusNotFound)

@@ -98,7 +98,7 @@ func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.St
 	if why := c.refusal(); why != nil {
 		return p.refuse(ctx, l, run, user, why)
 	}
-	if err := p.pinForward(ctx, l, s, "approved by @"+user); errors.Is(err, ErrBehind) {
+	if err := p.Pin(ctx, l, s, "approved by @"+user); errors.Is(err, ErrBehind) {
 		return p.refuse(ctx, l, run, user, err)
 	} else if err != nil {
 		return err

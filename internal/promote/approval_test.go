@@ -108,3 +108,28 @@ func TestApproveIgnoresOtherCheckRuns(t *testing.T) {
 	w.gh.Fail("CompleteCheckRun", boom)
 	require.ErrorIs(t, w.p.Approve(ctx, 1, cp, run, "alice"), boom)
 }
+
+// The approval check run could not be created (one 502): the next step of stage's promotion,
+// from a retry or the resync, asks for it again, for the newest commit deployed upstream.
+func TestAMissingPromoteButtonIsAskedForAgain(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, devAuto, stageManual)
+	ctx := context.Background()
+	m := w.pinnedToDev("a")
+	require.NoError(t, w.p.status(ctx, w.loc("dev", m), "success", "deployed to 1 cluster"))
+	boom := errors.New("502 Bad Gateway")
+	w.gh.Fail("CreateCheckRun", boom)
+	_, err := w.p.Converge(ctx, info("stage"))
+	require.ErrorIs(t, err, boom)
+	require.Empty(t, w.gh.Runs[cp])
+	again, err := w.p.Converge(ctx, info("stage"))
+	require.NoError(t, err)
+	require.Zero(t, again)
+	run, err := ghport.FindCheckRun(ctx, w.gh, cp, m, ApprovalCheckName("stage"), approvalID(w.loc("stage", m)))
+	require.NoError(t, err)
+	require.NotNil(t, run, "the Promote button is there")
+	require.Equal(t, PromoteAction, w.gh.Actions[run.GetID()][0].Identifier)
+	_, err = w.p.Converge(ctx, info("stage"))
+	require.NoError(t, err)
+	require.Len(t, w.gh.Runs[cp], 1, "asked once")
+}

@@ -10,19 +10,15 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 )
 
-// ensureDeployment creates the GitHub Deployment of this wait, or finds it after a restart.
+// ensureDeployment creates the GitHub Deployment of this wait, or finds it (after a restart,
+// or made by another replica).
 func (p *Promoter) ensureDeployment(ctx context.Context, d *deployment) error {
+	if found, err := p.findDeployment(ctx, d); err != nil || found {
+		return err
+	}
 	gh, err := p.clients.Client(ctx, d.Installation)
 	if err != nil {
 		return err
-	}
-	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{SHA: d.Commit, Environment: d.Env})
-	if err != nil {
-		return fmt.Errorf("deployments of %s: %w", d.ControlPlane, err)
-	}
-	if len(list) > 0 {
-		d.ID = list[0].GetID()
-		return nil
 	}
 	data, _ := json.Marshal(payload{GitOpsRepo: d.GitOps.String(), GitOpsCommit: d.Merge})
 	dep, err := gh.CreateDeployment(ctx, d.ControlPlane, &github.DeploymentRequest{
@@ -32,8 +28,35 @@ func (p *Promoter) ensureDeployment(ctx context.Context, d *deployment) error {
 	if err != nil {
 		return fmt.Errorf("create deployment of %s to %s: %w", short(d.Commit), d.Env, err)
 	}
-	d.ID = dep.GetID()
+	d.ID, d.Started = dep.GetID(), p.now()
+	if t := dep.GetCreatedAt().Time; !t.IsZero() {
+		d.Started = t
+	}
 	return p.deploymentStatus(ctx, d, "in_progress", "waiting for the clusters of "+d.Env)
+}
+
+// findDeployment reads the newest Deployment of the wait's commit to its environment: its ID,
+// when the wait began (the timeout counts from there) and, when d does not know it, the GitOps
+// commit the pull request was merged as. It reports whether there is one.
+func (p *Promoter) findDeployment(ctx context.Context, d *deployment) (bool, error) {
+	gh, err := p.clients.Client(ctx, d.Installation)
+	if err != nil {
+		return false, err
+	}
+	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{SHA: d.Commit, Environment: d.Env})
+	if err != nil {
+		return false, fmt.Errorf("deployments of %s: %w", d.ControlPlane, err)
+	}
+	if len(list) == 0 {
+		return false, nil
+	}
+	dep := list[0]
+	d.ID, d.Started = dep.GetID(), dep.GetCreatedAt().Time
+	var pl payload
+	if d.Merge == "" && json.Unmarshal(dep.Payload, &pl) == nil && pl.GitOpsRepo == d.GitOps.String() {
+		d.Merge = pl.GitOpsCommit
+	}
+	return true, nil
 }
 
 func (p *Promoter) deploymentStatus(ctx context.Context, d *deployment, state, desc string) error {

@@ -1,7 +1,6 @@
 package promote
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,14 +15,11 @@ func TestMoreClustersThanMayBeReadFailsTheWait(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "    compliance: {minClusters: 1}\n", stageAuto)
 	w.gh.MaxStatuses = 1
-	ctx := context.Background()
-	m1 := w.main("a")
-	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m1)))
+	m1 := w.pinnedToDev("a")
 	merge := w.merge("dev", m1)
 	w.gh.SetStatus(gitopsRepo, merge, cluster1, "success")
 	w.gh.SetStatus(gitopsRepo, merge, cluster2, "success")
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge)))
-	w.p.Wait()
+	w.settle("dev")
 	state, desc := w.status("dev", m1)
 	require.Equal(t, "failure", state)
 	require.Equal(t, "more than 1 commit statuses on "+gitopsRepo.String()+"@"+merge[:7]+" ("+ghport.SettingMaxStatuses+")", desc)

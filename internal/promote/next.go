@@ -2,10 +2,8 @@ package promote
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
@@ -31,7 +29,8 @@ func parseApprovalID(id string) (Locator, bool) {
 	return Locator{ControlPlane: envref.Repo{Owner: owner, Name: name}, Env: parts[2], Commit: parts[3]}, ok
 }
 
-// finish records the end of a wait and, on success, promotes into the next environments.
+// finish records the end of a wait and, on success, makes the promotions into the next
+// environments due.
 func (p *Promoter) finish(ctx context.Context, d *deployment, success bool, desc string) error {
 	state := "failure"
 	if success {
@@ -43,42 +42,16 @@ func (p *Promoter) finish(ctx context.Context, d *deployment, success bool, desc
 	if err := p.deploymentStatus(ctx, d, state, desc); err != nil {
 		return err
 	}
-	logger(p.base).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", desc).Msg("promotion wait ended")
-	if !success {
+	logger(ctx).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", desc).Msg("promotion wait ended")
+	if !success || p.sched == nil {
 		return nil
 	}
-	return p.next(ctx, d.Locator, 0)
-}
-
-// next promotes the commit of l into the environments after l's: automatically after their
-// soak time (less what has already passed), or by asking for approval with a check run.
-func (p *Promoter) next(ctx context.Context, l Locator, soaked time.Duration) error {
-	chain, err := p.chain(ctx, l)
+	chain, err := p.chain(ctx, d.Locator)
 	if err != nil {
 		return err
 	}
-	for _, s := range chain.Next(l.Env) {
-		if s.Manual {
-			if err := p.askApproval(ctx, l.In(s.Env.Name), l.Env); err != nil {
-				return err
-			}
-			continue
-		}
-		if wait := s.SoakTime - soaked; wait > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(wait):
-			}
-		}
-		err := p.pinForward(ctx, l.In(s.Env.Name), s, "automatic after "+l.Env)
-		if errors.Is(err, ErrBehind) {
-			logger(ctx).Info().Str("environment", s.Env.Name).Str("main", l.Commit).Err(err).Msg("not promoted: a newer commit is already pinned")
-			continue
-		}
-		if err != nil {
-			return err
-		}
+	for _, s := range chain.Next(d.Env) {
+		p.sched.Advance(ctx, envref.Env{Installation: d.Installation, ControlPlane: d.ControlPlane, Name: s.Env.Name})
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
@@ -23,40 +24,55 @@ var pathLine = regexp.MustCompile(`(?m)^(\s+)path:[^\n]*$`)
 
 // Pin writes l's commit into the BaseRepo "main" of stage s (one commit on its branch) and
 // marks the main commit pending; an older commit still on its way there is marked superseded.
-// Any commit may be pinned: this is for main's own head, which is what main says.
+// A pin only moves forward along main: a commit that is an ancestor of the pinned one is
+// refused with ErrBehind, checked on the branch head the edit is leased on, so that replicas
+// racing with older and newer commits end with the newest (a commit on a rewritten main,
+// unrelated to the pin, is pinned: main says so). A commit already pinned changes nothing.
 func (p *Promoter) Pin(ctx context.Context, l Locator, s *scheduling.Stage, why string) error {
-	return p.pin(ctx, l, s, why, false)
-}
-
-// pinForward is Pin for a commit promoted from an upstream environment: it never moves the pin
-// back to an ancestor of the commit pinned now (ErrBehind), checked on the branch head it edits.
-func (p *Promoter) pinForward(ctx context.Context, l Locator, s *scheduling.Stage, why string) error {
-	return p.pin(ctx, l, s, why, true)
-}
-
-func (p *Promoter) pin(ctx context.Context, l Locator, s *scheduling.Stage, why string, forward bool) error {
 	remote, err := p.remote(ctx, l.Installation, l.ControlPlane)
 	if err != nil {
 		return err
 	}
 	branch := s.Env.Spec.ControlPlane.Branch
 	for attempt := 1; ; attempt++ {
-		old, err := p.pinOnce(ctx, remote, branch, l, why, forward)
-		if err == nil {
-			if old != "" && old != l.Commit {
+		old, err := p.pinOnce(ctx, remote, branch, l, why)
+		switch {
+		case err == nil && old == l.Commit:
+			return p.ensurePending(ctx, l)
+		case err == nil:
+			p.pinned(ctx, l, branch)
+			if old != "" {
 				p.supersede(ctx, l.At(old), l.Commit)
 			}
 			return p.status(ctx, l, "pending", descAwaitMerge)
-		}
-		if attempt == maxPinAttempts || !errors.Is(err, gitcache.ErrStale) {
+		case attempt == maxPinAttempts || !errors.Is(err, gitcache.ErrStale):
 			return fmt.Errorf("pin %s into %s: %w", short(l.Commit), l.Env, err)
 		}
+		logger(ctx).Info().Str("environment", l.Env).Str("branch", branch).Str("main", l.Commit).Err(err).
+			Msg("pin lost a race for its branch; reading it again")
 	}
 }
 
-// pinOnce edits base-repo.yaml on the environment branch and pushes it; it returns the old pin.
-// With forward, a commit older than the old pin is refused.
-func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string, forward bool) (old string, err error) {
+// pinned tells the scheduler that env's branch moved, so that its GitOps pull request follows.
+func (p *Promoter) pinned(ctx context.Context, l Locator, branch string) {
+	if p.sched != nil {
+		p.sched.Pinned(ctx, envref.Env{Installation: l.Installation, ControlPlane: l.ControlPlane, Name: l.Env}, branch)
+	}
+}
+
+// ensurePending marks a commit that is pinned already as waiting for its merge when it has no
+// status yet (its status could not be written when it was pinned).
+func (p *Promoter) ensurePending(ctx context.Context, l Locator) error {
+	st, err := p.currentStatus(ctx, l)
+	if err != nil || st != nil {
+		return err
+	}
+	return p.status(ctx, l, "pending", descAwaitMerge)
+}
+
+// pinOnce edits base-repo.yaml on the environment branch and pushes it, leased on the head it
+// read; it returns the old pin. A commit older than the old pin is refused (ErrBehind).
+func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string) (old string, err error) {
 	err = p.cache.Use(ctx, remote, []string{branch, gitsource.MainBranch}, func(s *gitcache.Session) error {
 		head := s.Head(branch)
 		if head.IsZero() {
@@ -70,7 +86,7 @@ func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch s
 		if old == l.Commit {
 			return nil
 		}
-		if forward && isAncestor(s.Repo, l.Commit, old) {
+		if isAncestor(s.Repo, l.Commit, old) {
 			return fmt.Errorf("main %s is an ancestor of %s, which %s pins: %w", short(l.Commit), short(old), branch, ErrBehind)
 		}
 		msg := fmt.Sprintf("Promote main %s to %s\n\nKalypso-Promoted: %s\nKalypso-Reason: %s\n", short(l.Commit), branch, l.Commit, why)

@@ -28,11 +28,21 @@ func TestPromoteMainPinsTheFirstEnvironments(t *testing.T) {
 	require.Equal(t, "pending", state)
 	require.Equal(t, descAwaitMerge, desc)
 	require.Equal(t, []string{"Statuses", "CreateStatus"}, w.gh.Methods(), "the old pin is looked at, the new one marked")
+	require.Equal(t, []string{"dev:dev"}, w.sched.pinned, "the environment is told to follow its branch")
 
 	w.gh.Reset()
 	require.NoError(t, w.p.PromoteMain(context.Background(), w.loc("", m1)))
 	require.Equal(t, head, w.remotes.Head(cp, "dev"), "pinned already: no commit")
-	require.Equal(t, []string{"CreateStatus"}, w.gh.Methods())
+	require.Equal(t, []string{"Statuses"}, w.gh.Methods(), "its status is there: nothing to write")
+	require.Len(t, w.sched.pinned, 1)
+
+	// The status could not be written when it was pinned: pinning again writes it.
+	w.gh.CommitStatuses[cp] = nil
+	w.gh.Reset()
+	require.NoError(t, w.p.PromoteMain(context.Background(), w.loc("", m1)))
+	require.Equal(t, []string{"Statuses", "CreateStatus"}, w.gh.Methods())
+	state, _ = w.status("dev", m1)
+	require.Equal(t, "pending", state)
 }
 
 func TestAPinSupersedesTheCommitOnItsWay(t *testing.T) {
@@ -99,18 +109,25 @@ func TestAPinRetriesALostRace(t *testing.T) {
 	}
 }
 
-func TestPinForwardNeverMovesBack(t *testing.T) {
+// Two pushes to main handled out of order (a slow replica validated the older one): the
+// older commit is not pinned over the newer one and nothing is marked superseded by it.
+func TestAPinNeverMovesBack(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, devAuto, stageAuto)
 	ctx := context.Background()
 	m1 := w.main("a")
 	m2 := w.main("b")
 	s := w.stage("dev")
-	require.NoError(t, w.p.Pin(ctx, w.loc("dev", m2), s, "test"))
-	require.ErrorIs(t, w.p.pinForward(ctx, w.loc("dev", m1), s, "test"), ErrBehind)
+	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m2)))
+	require.ErrorIs(t, w.p.Pin(ctx, w.loc("dev", m1), s, "test"), ErrBehind)
+	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m1)), "an event for an older commit changes nothing, and is no error")
 	require.Equal(t, m2, w.pin("dev"))
-	require.NoError(t, w.p.Pin(ctx, w.loc("dev", m1), s, "a human may"))
-	require.Equal(t, m1, w.pin("dev"))
+	state, desc := w.status("dev", m2)
+	require.Equal(t, "pending", state)
+	require.Equal(t, descAwaitMerge, desc)
+	state, _ = w.status("dev", m1)
+	require.Empty(t, state, "the older commit is not marked")
+	require.Equal(t, []string{"dev:dev"}, w.sched.pinned)
 }
 
 func TestPinFailures(t *testing.T) {

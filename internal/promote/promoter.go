@@ -5,13 +5,14 @@ package promote
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
@@ -29,28 +30,33 @@ const (
 	descDeploying  = "clusters compliant"
 )
 
-// Index is what the promoter asks of the index of environments.
-type Index interface {
-	Environments(ctx context.Context, inst int64) ([]envref.EnvInfo, error)
-	Matching(ctx context.Context, inst int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error)
-}
-
 // Git is how the promoter reads and writes repositories: through sessions of the git cache
 // (implemented by *gitcache.Cache).
 type Git interface {
 	Use(ctx context.Context, r gitcache.Remote, branches []string, fn func(*gitcache.Session) error) error
 }
 
-// Promoter runs promotions. Waits run in the background and are found again after a restart.
+// Promoter runs promotions. It keeps nothing but caches: each step reads where a promotion
+// stands from GitHub (pins, commit statuses, Deployments) and moves it on, so that a restart,
+// another replica or a lost event changes nothing in the end.
 type Promoter struct {
 	cache   Git
 	clients ghport.Installations
-	index   Index
 	now     func() time.Time
 	poll    time.Duration
-	base    context.Context
-	waits   sync.Map // env key → *running
-	wg      sync.WaitGroup
+	sched   Scheduler
+	leases  coord.Leases
+	holder  string
+	waits   waitSet
+}
+
+// Scheduler is told of work a promotion makes due. The app queues it.
+type Scheduler interface {
+	// Pinned: an environment's branch pins another main commit now (its GitOps pull request
+	// must follow, and the commit get its check run there).
+	Pinned(ctx context.Context, env envref.Env, branch string)
+	// Advance: the promotion into an environment may move on (its upstream finished).
+	Advance(ctx context.Context, env envref.Env)
 }
 
 // Option configures a Promoter.
@@ -62,17 +68,24 @@ func WithPollInterval(d time.Duration) Option { return func(p *Promoter) { p.pol
 // WithClock sets the clock the promoter reads (default time.Now).
 func WithClock(now func() time.Time) Option { return func(p *Promoter) { p.now = now } }
 
-// New returns a Promoter; background waits stop when ctx is cancelled.
-func New(ctx context.Context, cache Git, clients ghport.Installations, index Index, opts ...Option) *Promoter {
-	p := &Promoter{cache: cache, clients: clients, index: index, now: time.Now, poll: 15 * time.Second, base: ctx}
+// WithScheduler sets who is told of the work promotions make due (default: nobody).
+func WithScheduler(s Scheduler) Option { return func(p *Promoter) { p.sched = s } }
+
+// WithLeases makes a replica run the steps of a promotion only while it holds the lease
+// wait/<installation>/<control plane>/<environment> as holder (default: in-process leases).
+func WithLeases(l coord.Leases, holder string) Option {
+	return func(p *Promoter) { p.leases, p.holder = l, holder }
+}
+
+// New returns a Promoter over the git cache and installation clients.
+func New(cache Git, clients ghport.Installations, opts ...Option) *Promoter {
+	p := &Promoter{cache: cache, clients: clients, now: time.Now, poll: 15 * time.Second,
+		leases: coord.NewLocal(), holder: "local", waits: waitSet{m: map[envref.Env]bool{}}}
 	for _, o := range opts {
 		o(p)
 	}
 	return p
 }
-
-// Wait blocks until every background wait has ended.
-func (p *Promoter) Wait() { p.wg.Wait() }
 
 // remote is the cached repository of an installation, with a token to read it.
 func (p *Promoter) remote(ctx context.Context, inst int64, repo envref.Repo) (gitcache.Remote, error) {
@@ -108,14 +121,21 @@ func (p *Promoter) chain(ctx context.Context, l Locator) (*scheduling.Chain, err
 }
 
 // PromoteMain pins a validated main commit into every first environment of the chain
-// (main.Env is not read).
+// (main.Env is not read), only forward: where the commit is not ahead of the pin, nothing
+// changes and the log says so.
 func (p *Promoter) PromoteMain(ctx context.Context, main Locator) error {
 	chain, err := p.chain(ctx, main)
 	if err != nil {
 		return err
 	}
 	for _, s := range chain.First() {
-		if err := p.Pin(ctx, main.In(s.Env.Name), s, "push to main"); err != nil {
+		err := p.Pin(ctx, main.In(s.Env.Name), s, "push to main")
+		if errors.Is(err, ErrBehind) {
+			logger(ctx).Info().Str("environment", s.Env.Name).Str("main", main.Commit).Err(err).
+				Msg("main is not ahead of the pinned commit: nothing to promote")
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -137,9 +157,9 @@ func (p *Promoter) status(ctx context.Context, l Locator, state, desc string) er
 }
 
 // supersede ends an older commit's promotion into its environment, if it is still under way.
+// Pins only move forward, so by is never an ancestor of old.
 func (p *Promoter) supersede(ctx context.Context, old Locator, by string) {
 	if st, err := p.currentStatus(ctx, old); err == nil && st.GetState() == "pending" {
-		p.stopWait(old)
 		why := "superseded by " + short(by)
 		_ = p.status(ctx, old, "error", why)
 		if err := p.endDeployments(ctx, old, why); err != nil {

@@ -58,9 +58,8 @@ func TestResumeAfterRestart(t *testing.T) {
 			w := newWorld(t, "    compliance: {minClusters: 1}\n", stageAuto)
 			m := w.pinnedToDev("a")
 			tc.before(w, m)
-			w.start(w.cache) // a restart: nothing in memory
-			require.NoError(t, w.p.Resume(context.Background(), 1))
-			w.p.Wait()
+			w.start(w.cache) // a restart: nothing in memory; the resync makes every promotion due
+			w.settle("dev", "stage")
 			state, _ := w.status("dev", m)
 			require.Equal(t, tc.devState, state)
 			require.Equal(t, tc.stage, w.pin("stage") == m)
@@ -80,20 +79,18 @@ func (w *world) deployment(main, merge string) {
 func TestResumeWithoutChain(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", "")
-	require.NoError(t, w.p.Resume(context.Background(), 1))
+	w.settle("dev", "stage")
 	require.Empty(t, w.gh.Calls(), "no spec.promotion: the pins are edited by hand")
 }
 
 func TestExpectedClustersAreThoseOfTheLastDeployment(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "    compliance: {minClusters: 1}\n", stageManual)
-	ctx := context.Background()
 	m1 := w.pinnedToDev("a")
 	merge1 := w.merge("dev", m1)
 	w.gh.SetStatus(gitopsRepo, merge1, cluster1, "success")
 	w.gh.SetStatus(gitopsRepo, merge1, cluster2, "success")
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge1)))
-	w.p.Wait()
+	w.settle("dev")
 	state, desc := w.status("dev", m1)
 	require.Equal(t, "success", state)
 	require.Equal(t, "deployed to 2 clusters", desc)
@@ -101,9 +98,9 @@ func TestExpectedClustersAreThoseOfTheLastDeployment(t *testing.T) {
 	m2 := w.pinnedToDev("b")
 	merge2 := w.merge("dev", m2)
 	w.gh.SetStatus(gitopsRepo, merge2, cluster1, "success")
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge2)))
+	w.settle("dev")
 	w.advance(time.Hour)
-	w.p.Wait()
+	w.settle("dev")
 	state, desc = w.status("dev", m2)
 	require.Equal(t, "failure", state)
 	require.Equal(t, "timed out after 30m0s: 1/2 clusters compliant (missing "+cluster2+")", desc, "both clusters of the last deployment are expected")

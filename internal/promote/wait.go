@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -40,93 +41,87 @@ type payload struct {
 	GitOpsCommit string `json:"gitops_commit"`
 }
 
-// running is a wait in progress.
-type running struct {
-	main   string
-	cancel context.CancelFunc
-	wake   chan struct{}
+// waitSet is the environments whose promotion waits for clusters in this replica, so that a
+// status webhook can make them look again at once; and the clusters each wait expects. It is a
+// cache: a wait not in it is found again by the resync.
+type waitSet struct {
+	mu       sync.Mutex
+	m        map[envref.Env]bool
+	expected map[int64][]string // deployment → the clusters it waits for
 }
 
-// startWait runs a wait in the background unless the same one is already running. A wait
-// needs the GitOps commit of the merge: without it there is nothing to poll.
-func (p *Promoter) startWait(d *deployment) {
-	if d.Merge == "" {
-		logger(p.base).Error().Str("environment", d.Env).Str("main", d.Commit).Msg("promotion wait not started: no GitOps merge commit")
-		return
-	}
-	key := d.key()
-	ctx, cancel := context.WithCancel(p.base)
-	r := &running{main: d.Commit, cancel: cancel, wake: make(chan struct{}, 1)}
-	if prev, loaded := p.waits.LoadOrStore(key, r); loaded {
-		if prev.(*running).main == d.Commit {
-			cancel()
-			return
-		}
-		prev.(*running).cancel()
-		p.waits.Store(key, r)
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		defer cancel()
-		defer p.waits.CompareAndDelete(key, r)
-		if err := p.run(ctx, d, r.wake); err != nil && ctx.Err() == nil {
-			logger(p.base).Error().Err(err).Str("environment", d.Env).Str("main", d.Commit).Msg("promotion wait failed")
-		}
-	}()
-}
-
-// stopWait ends the wait of l's environment if it is for l's commit.
-func (p *Promoter) stopWait(l Locator) {
-	if r, ok := p.waits.Load(l.key()); ok && r.(*running).main == l.Commit {
-		r.(*running).cancel()
+// set records whether env waits.
+func (w *waitSet) set(env envref.Env, waiting bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if waiting {
+		w.m[env] = true
+	} else {
+		delete(w.m, env)
 	}
 }
 
-// Wake makes every running wait poll now (a status webhook arrived).
-func (p *Promoter) Wake() {
-	p.waits.Range(func(_, v any) bool {
-		select {
-		case v.(*running).wake <- struct{}{}:
-		default:
+// Waiting returns the environments of an installation whose promotion waits for clusters in
+// this replica: a cluster's report (a status webhook) makes them look again.
+func (p *Promoter) Waiting(inst int64) []envref.Env {
+	p.waits.mu.Lock()
+	defer p.waits.mu.Unlock()
+	var out []envref.Env
+	for env := range p.waits.m {
+		if env.Installation == inst {
+			out = append(out, env)
 		}
-		return true
-	})
+	}
+	slices.SortFunc(out, func(a, b envref.Env) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
 }
 
-// run polls cluster statuses until every expected cluster is compliant, one fails, or time runs out.
-func (p *Promoter) run(ctx context.Context, d *deployment, wake <-chan struct{}) error {
-	if err := p.ensureDeployment(ctx, d); err != nil {
-		return err
+// maxExpected bounds the deployments whose expected clusters are kept.
+const maxExpected = 1024
+
+// expectedOf returns the clusters a wait expects, read once per deployment.
+func (p *Promoter) expectedOf(ctx context.Context, d *deployment) []string {
+	p.waits.mu.Lock()
+	got, ok := p.waits.expected[d.ID]
+	p.waits.mu.Unlock()
+	if ok {
+		return got
 	}
-	d.expected = p.expectedClusters(ctx, d)
-	last := ""
-	for {
-		ok, failed, err := p.observe(ctx, d)
-		var limit *ghport.LimitError
-		if errors.As(err, &limit) { // more clusters than may be read: it can never be judged
-			return p.finish(ctx, d, false, limit.Error())
-		}
-		if err != nil {
-			logger(p.base).Warn().Err(err).Str("environment", d.Env).Msg("polling cluster statuses")
-		}
-		v := judge(d, p.now(), ok, failed, err == nil)
-		if v.final {
-			return p.finish(ctx, d, v.success, v.desc)
-		}
-		if v.desc != last {
-			if err := p.status(ctx, d.Locator, "pending", v.desc); err != nil {
-				return err
-			}
-			last = v.desc
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-wake:
-		case <-time.After(p.poll):
-		}
+	got = p.expectedClusters(ctx, d)
+	p.waits.mu.Lock()
+	if p.waits.expected == nil || len(p.waits.expected) >= maxExpected {
+		p.waits.expected = map[int64][]string{}
 	}
+	p.waits.expected[d.ID] = got
+	p.waits.mu.Unlock()
+	return got
+}
+
+// look polls the clusters of a wait once and records what it finds: the final result, or
+// the progress when it changed since the status read (current). It reports whether the wait
+// is over.
+func (p *Promoter) look(ctx context.Context, d *deployment, current string) (bool, error) {
+	d.expected = p.expectedOf(ctx, d)
+	ok, failed, err := p.observe(ctx, d)
+	env := envref.Env{Installation: d.Installation, ControlPlane: d.ControlPlane, Name: d.Env}
+	var limit *ghport.LimitError
+	if errors.As(err, &limit) { // more clusters than may be read: it can never be judged
+		p.waits.set(env, false)
+		return true, p.finish(ctx, d, false, limit.Error())
+	}
+	if err != nil {
+		logger(ctx).Warn().Err(err).Str("environment", d.Env).Msg("polling cluster statuses")
+	}
+	v := judge(d, p.now(), ok, failed, err == nil)
+	if v.final {
+		p.waits.set(env, false)
+		return true, p.finish(ctx, d, v.success, v.desc)
+	}
+	p.waits.set(env, true)
+	if v.desc != current {
+		return false, p.status(ctx, d.Locator, "pending", v.desc)
+	}
+	return false, nil
 }
 
 // verdict is what one look at the clusters' reports decides.

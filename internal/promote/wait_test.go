@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/coord"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -56,8 +57,7 @@ func TestMergeStartsTheWaitAndSuccessPromotesFurther(t *testing.T) {
 	later := w.merge("dev", m1) // a later GitOps commit: its reports count too
 	w.gh.SetStatus(gitopsRepo, later, cluster2, "success")
 	w.gh.SetStatus(gitopsRepo, later, "other/check", "failure")
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge)))
-	w.p.Wait()
+	w.settle("dev")
 
 	state, desc := w.status("dev", m1)
 	require.Equal(t, "success", state)
@@ -74,11 +74,6 @@ func TestMergeStartsTheWaitAndSuccessPromotesFurther(t *testing.T) {
 	require.Equal(t, m1, w.pin("stage"), "stage is automatic")
 	state, _ = w.status("stage", m1)
 	require.Equal(t, "pending", state)
-}
-
-func mergedPR(env, merge string) *github.PullRequest {
-	return &github.PullRequest{Merged: github.Bool(true), MergeCommitSHA: &merge,
-		Head: &github.PullRequestBranch{Ref: github.String("kalypso/" + env)}, Base: &github.PullRequestBranch{Ref: &env}}
 }
 
 func TestWaitEnds(t *testing.T) {
@@ -103,9 +98,9 @@ func TestWaitEnds(t *testing.T) {
 			require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m1)))
 			merge := w.merge("dev", m1)
 			tc.report(w, merge)
-			require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge)))
+			w.settle("dev") // the wait starts and, with no end in sight, polls until settle gives up
 			w.advance(tc.elapsed)
-			w.p.Wait()
+			w.settle("dev")
 			state, desc := w.status("dev", m1)
 			require.Equal(t, tc.state, state)
 			require.Equal(t, tc.desc, desc)
@@ -115,19 +110,49 @@ func TestWaitEnds(t *testing.T) {
 	}
 }
 
-func TestMergedIgnoresOtherPullRequests(t *testing.T) {
+// Before the GitOps pull request is merged there is nothing to wait for: the step looks and
+// asks to look again only when something happens.
+func TestNothingToWaitForBeforeTheMerge(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, devAuto, stageAuto)
 	ctx := context.Background()
-	human := mergedPR("dev", "abc")
-	human.Head.Ref = github.String("feature")
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, human))
-	closed := mergedPR("dev", "abc")
-	closed.Merged = github.Bool(false)
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, closed))
-	w.p.Wait()
-	require.Empty(t, w.gh.Calls())
+	m1 := w.pinnedToDev("a")
+	w.gh.Reset()
+	again, err := w.p.Converge(ctx, info("dev"))
+	require.NoError(t, err)
+	require.Zero(t, again)
+	require.Equal(t, []string{"Statuses"}, w.gh.Methods())
 	require.Empty(t, w.gh.DeploymentList)
+	require.Empty(t, w.p.Waiting(1))
+	state, desc := w.status("dev", m1)
+	require.Equal(t, "pending", state)
+	require.Equal(t, descAwaitMerge, desc)
+}
+
+// Two replicas with a shared lease store: only the holder of the promotion's lease runs it;
+// the other looks again later.
+func TestAPromotionRunsWhereItsLeaseIsHeld(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "    compliance: {minClusters: 1}\n", stageAuto)
+	ctx := context.Background()
+	leases := coord.NewLocal()
+	ok, err := leases.TryAcquire(ctx, LeaseKey(info("dev").Env), "other-replica", time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	w.start(w.cache, WithLeases(leases, "this-replica"))
+	m1 := w.pinnedToDev("a")
+	w.merge("dev", m1)
+	w.gh.Reset()
+	again, err := w.p.Converge(ctx, info("dev"))
+	require.NoError(t, err)
+	require.Equal(t, time.Millisecond, again, "it looks again after a poll interval")
+	require.Empty(t, w.gh.Calls(), "nothing is read from GitHub without the lease")
+	require.NoError(t, leases.Release(ctx, LeaseKey(info("dev").Env), "other-replica"))
+	again, err = w.p.Converge(ctx, info("dev"))
+	require.NoError(t, err)
+	require.Equal(t, time.Millisecond, again, "the wait polls")
+	require.Len(t, w.gh.DeploymentList[cp], 1)
+	require.Equal(t, []envref.Env{info("dev").Env}, w.p.Waiting(1))
 }
 
 func TestAStatusWakesTheWaitAndANewerCommitReplacesIt(t *testing.T) {
@@ -136,21 +161,27 @@ func TestAStatusWakesTheWaitAndANewerCommitReplacesIt(t *testing.T) {
 	w.start(w.cache, WithPollInterval(time.Hour)) // only a wake makes it look again
 	ctx := context.Background()
 	m1 := w.pinnedToDev("a")
-	merge1 := w.merge("dev", m1)
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge1)))
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge1)), "the same wait is not started twice")
-	w.eventually(func() bool { _, desc := w.status("dev", m1); return desc == "0/1 clusters compliant" })
+	w.merge("dev", m1)
+	for range 2 {
+		again, err := w.p.Converge(ctx, info("dev"))
+		require.NoError(t, err)
+		require.Equal(t, time.Hour, again)
+	}
+	require.Len(t, w.gh.DeploymentList[cp], 1, "the same wait is not started twice")
+	_, desc := w.status("dev", m1)
+	require.Equal(t, "0/1 clusters compliant", desc)
+	require.Equal(t, []envref.Env{info("dev").Env}, w.p.Waiting(1), "a status webhook makes it look again")
 
-	m2 := w.pinnedToDev("b") // supersedes m1: its wait stops
+	m2 := w.pinnedToDev("b") // supersedes m1: its wait ends
 	state, _ := w.status("dev", m1)
 	require.Equal(t, "error", state)
 	merge2 := w.merge("dev", m2)
-	require.NoError(t, w.p.Merged(ctx, 1, gitopsRepo, mergedPR("dev", merge2)))
-	w.eventually(func() bool { _, desc := w.status("dev", m2); return desc == "0/1 clusters compliant" })
+	w.settle("dev")
+	_, desc = w.status("dev", m2)
+	require.Equal(t, "0/1 clusters compliant", desc)
 	w.gh.SetStatus(gitopsRepo, merge2, cluster1, "success")
-	w.p.Wake()
-	w.p.Wait()
-	state, desc := w.status("dev", m2)
+	w.settle("dev")
+	state, desc = w.status("dev", m2)
 	require.Equal(t, "success", state)
 	require.Equal(t, "deployed to 1 cluster", desc)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +39,35 @@ type world struct {
 	p       *Promoter
 	seed    string       // the main commit the environments pin at first
 	clock   atomic.Int64 // unix seconds
-	index   staticIndex
+	sched   *recorder
+}
+
+// recorder is the promoter's scheduler: it records what it was told, in order.
+type recorder struct {
+	mu     sync.Mutex
+	pinned []string // environment:branch
+	due    []string // environments whose promotion was made due
+}
+
+func (r *recorder) Pinned(_ context.Context, env envref.Env, branch string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pinned = append(r.pinned, env.Name+":"+branch)
+}
+
+func (r *recorder) Advance(_ context.Context, env envref.Env) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.due = append(r.due, env.Name)
+}
+
+// takeDue returns and forgets the environments made due.
+func (r *recorder) takeDue() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.due
+	r.due = nil
+	return out
 }
 
 // newWorld seeds the sample and declares the promotion of dev and stage on main.
@@ -48,7 +77,6 @@ func newWorld(t *testing.T, dev, stage string) *world {
 	w.clock.Store(1_700_000_000)
 	w.seed = w.remotes.SeedSample()
 	w.cache = gitcache.New("", w.remotes.URL())
-	w.index = staticIndex{info("dev"), info("stage")}
 	w.start(w.cache)
 	if dev != "" {
 		w.remotes.Commit(cp, "main", map[string]*string{
@@ -62,10 +90,29 @@ func newWorld(t *testing.T, dev, stage string) *world {
 // start makes the promoter anew over git (a restart), polling every millisecond unless opts
 // say otherwise.
 func (w *world) start(git Git, opts ...Option) {
-	ctx, cancel := context.WithCancel(context.Background())
-	opts = append([]Option{WithPollInterval(time.Millisecond), WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) })}, opts...)
-	w.p = New(ctx, git, ghfake.Installations{GitHub: w.gh}, w.index, opts...)
-	w.t.Cleanup(func() { cancel(); w.p.Wait() })
+	w.sched = &recorder{}
+	opts = append([]Option{WithPollInterval(time.Millisecond), WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) }),
+		WithScheduler(w.sched)}, opts...)
+	w.p = New(git, ghfake.Installations{GitHub: w.gh}, opts...)
+}
+
+// settle runs the promotion steps of envs, and of the environments they make due, as the
+// work queue would, until none asks to look again; polls run at once. It stops after
+// maxSteps steps, which a wait that never ends reaches.
+func (w *world) settle(envs ...string) {
+	w.t.Helper()
+	const maxSteps = 50
+	for step := 0; len(envs) > 0 && step < maxSteps; step++ {
+		var next []string
+		for _, env := range envs {
+			again, err := w.p.Converge(context.Background(), info(env))
+			require.NoError(w.t, err)
+			if again > 0 {
+				next = append(next, env)
+			}
+		}
+		envs = append(next, w.sched.takeDue()...)
+	}
 }
 
 // advance moves the promoter's clock.
@@ -121,18 +168,4 @@ func (w *world) stage(env string) *scheduling.Stage {
 func (w *world) eventually(ok func() bool) {
 	w.t.Helper()
 	require.Eventually(w.t, ok, 5*time.Second, time.Millisecond)
-}
-
-type staticIndex []envref.EnvInfo
-
-func (s staticIndex) Environments(context.Context, int64) ([]envref.EnvInfo, error) { return s, nil }
-
-func (s staticIndex) Matching(_ context.Context, _ int64, keep func(envref.EnvInfo) bool) ([]envref.EnvInfo, error) {
-	var out []envref.EnvInfo
-	for _, e := range s {
-		if keep(e) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
 }

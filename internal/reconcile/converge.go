@@ -30,6 +30,11 @@ func (r *Reconciler) convergeIn(ctx context.Context, s *gitcache.Session, out *O
 	if base.IsZero() {
 		return fmt.Errorf("GitOps repository %s has no branch %q", out.GitOps, out.Base)
 	}
+	appHead := s.Head(branch)
+	// Only forward: every write below is leased on appHead, which must not come from newer sources.
+	if err := checkForward(out.Sources, builtFrom(repo, appHead, base), r.ancestryIn(s, out.GitOps, out.Env.ControlPlane), out.firstRead); err != nil {
+		return err
+	}
 	changes, basePaths, baseTree, err := desiredChanges(repo, base, out)
 	if err != nil {
 		return err
@@ -38,7 +43,6 @@ func (r *Reconciler) convergeIn(ctx context.Context, s *gitcache.Session, out *O
 	if held, err := r.holds(ctx, out, basePaths, changes); err != nil || held {
 		return err // the pull request stays as it is until the change is accepted
 	}
-	appHead := s.Head(branch)
 	if len(changes) == 0 {
 		return r.retire(ctx, s, out, appHead)
 	}
@@ -53,7 +57,7 @@ func (r *Reconciler) convergeIn(ctx context.Context, s *gitcache.Session, out *O
 			return err
 		}
 		if err := s.Push(branch, commit, appHead); err != nil {
-			return err
+			return leased(err, branch, appHead, commit)
 		}
 	}
 	ph.done("push")
@@ -173,7 +177,9 @@ func (r *Reconciler) retire(ctx context.Context, s *gitcache.Session, out *Outco
 		}
 	}
 	if !appHead.IsZero() {
-		return s.Delete(branch, appHead)
+		if err := s.Delete(branch, appHead); err != nil {
+			return leased(err, branch, appHead, plumbing.ZeroHash)
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
+	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
 
 	"github.com/kalypso-gitops/kalypso/render"
@@ -128,6 +129,11 @@ func (r *Reconciler) ensurePR(ctx context.Context, out *Outcome, branch string) 
 	pr, err := r.findPR(ctx, out, branch)
 	if err != nil {
 		return err
+	}
+	if head := pr.GetHead().GetSHA(); pr != nil && head != "" && head != out.Commit {
+		// Another writer moved the branch after this reconcile pushed: its pull request text
+		// is that writer's to write; this reconcile reads the state again.
+		return fmt.Errorf("pull request #%d of %s shows head %s, not %s: %w", pr.GetNumber(), branch, short(head), short(out.Commit), gitcache.ErrStale)
 	}
 	title, body := prTitle(out), prBody(out)
 	switch {

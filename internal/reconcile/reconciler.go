@@ -4,7 +4,6 @@ package reconcile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -33,7 +32,6 @@ type Reconciler struct {
 	cache   Git
 	clients ghport.Installations
 	now     func() time.Time
-	envs    sync.Map // environment key → *sync.Mutex: one reconcile of an environment at a time
 	reports sync.Map // repository and environment → *sync.Mutex: one check-run report at a time
 	results *results // the last result of each environment, to render only what changed
 	claims  Claims   // who may write which GitOps branch; nil allows every environment
@@ -88,22 +86,35 @@ type Outcome struct {
 	// was not pushed, and waits for a click on Accept on the environment branch commit's check.
 	Held []preview.Violation
 	// Accepted is the acceptance recorded on that check run, when one let the change through.
-	Accepted string
-	limits   *scheduling.Limits
+	Accepted  string
+	limits    *scheduling.Limits
+	firstRead bool // the first reading of the inputs by this reconcile (see checkForward)
 }
 
+// maxRaces bounds how often one reconcile reads its inputs again after losing a race (its
+// lease, newer sources already on the GitOps branch, a merge under way) before it fails and
+// the work queue retries it later.
+const maxRaces = 4
+
 // Environment computes an environment and converges branch kalypso/<env> and its pull request.
+// A lost race reads the state again (logged at info level); the error after maxRaces is one.
 func (r *Reconciler) Environment(ctx context.Context, env envref.Env) (*Outcome, error) {
 	token, err := r.clients.Token(ctx, env.Installation)
 	if err != nil {
 		return nil, fmt.Errorf("installation %d token: %w", env.Installation, err)
 	}
-	// Inputs are read and the result pushed under one lock, so that a reconcile that read older
-	// inputs can never push after one that read newer ones.
-	m, _ := r.envs.LoadOrStore(env.Key(), &sync.Mutex{})
-	m.(*sync.Mutex).Lock()
-	defer m.(*sync.Mutex).Unlock()
-	out := &Outcome{Env: env}
+	for attempt := 0; ; attempt++ {
+		out, err := r.environmentOnce(ctx, env, token, attempt == 0)
+		if !lostRace(err) || attempt+1 == maxRaces {
+			return out, err
+		}
+		logRace(ctx, env, attempt, err)
+	}
+}
+
+// environmentOnce reads the inputs, renders and converges once.
+func (r *Reconciler) environmentOnce(ctx context.Context, env envref.Env, token string, first bool) (*Outcome, error) {
+	out := &Outcome{Env: env, firstRead: first}
 	ph := startPhases(ctx)
 	defer ph.log(env.Name)
 	ctx = withPhases(ctx, ph)
@@ -131,12 +142,7 @@ func (r *Reconciler) Environment(ctx context.Context, env envref.Env) (*Outcome,
 			return out, err
 		}
 	}
-	for attempt := 0; ; attempt++ {
-		err = r.converge(ctx, gitcache.Remote{Owner: out.GitOps.Owner, Name: out.GitOps.Name, Token: token}, out)
-		if !errors.Is(err, gitcache.ErrStale) || attempt == 3 {
-			return out, err
-		}
-	}
+	return out, r.converge(ctx, gitcache.Remote{Owner: out.GitOps.Owner, Name: out.GitOps.Name, Token: token}, out)
 }
 
 // Validate computes an environment with main at a given commit instead of its pin, writing nothing.
