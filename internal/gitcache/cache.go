@@ -20,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/kalypso-gitops/kalypso/internal/remotewait"
 )
 
 // ErrEmpty is returned when a remote repository has no commits yet.
@@ -98,6 +100,7 @@ func (c *Cache) open(owner, name string) (*git.Repository, error) {
 // fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
 // repository; branches that do not exist remotely are skipped.
 func (c *Cache) fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
+	defer remotewait.Since(ctx, time.Now())
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return nil, err
@@ -164,6 +167,7 @@ func Head(repo *git.Repository, branch string) plumbing.Hash {
 // push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
 // it returns ErrStale when someone else moved the branch first.
 func (c *Cache) push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
+	defer remotewait.Since(ctx, time.Now())
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err
@@ -207,6 +211,7 @@ func rejected(err error) bool {
 // check reads the remote's heads first; git's receive-pack then deletes the branch only if it
 // is still at what it advertised to the push, which closes most of the window in between.
 func (c *Cache) deleteBranch(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
+	defer remotewait.Since(ctx, time.Now())
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err
