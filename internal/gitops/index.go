@@ -31,14 +31,28 @@ type ctIndex struct {
 	folders map[string]plumbing.Hash // target → the tree of its rendered folder
 	failed  map[string]bool          // targets whose assignment failed
 	mu      sync.Mutex
-	memo    ctMemo
+	memo    *ctMemo
 }
 
-// ctMemo is the cluster type's folder as last made, and what it was made of.
+// ctMemo is the cluster type's folder as last made, what it was made of, and how it differs
+// from its base folder.
 type ctMemo struct {
-	base, tree         plumbing.Hash
+	key         ctMemoKey
+	tree        plumbing.Hash
+	changes     []render.Change
+	assignments []memoPresence
+}
+
+// ctMemoKey is what a cluster type's folder is made of, besides its part of the index.
+type ctMemoKey struct {
+	base               plumbing.Hash // the base folder
+	dir                string        // the folder's path
 	broken, incomplete bool
-	valid              bool
+}
+
+type memoPresence struct {
+	key      string
+	presence Presence
 }
 
 func newCTIndex() *ctIndex {

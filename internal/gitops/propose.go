@@ -3,6 +3,7 @@ package gitops
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -85,6 +86,9 @@ type proposer struct {
 	broken     map[string]bool // cluster types whose definitions are broken
 	incomplete bool
 	out        *Proposal
+	// assignments are the assignment folders recorded in out since the cluster type being
+	// made started.
+	assignments []string
 }
 
 // along rewrites the folders on the way to the GitOps path: tree is the folder at dir, segs the
@@ -205,24 +209,30 @@ func (p *proposer) retired(tree plumbing.Hash, dir string) (bool, error) {
 
 // clusterType makes a cluster type's folder: its README, the folder of every assignment it
 // renders, and of the base's content what stays — the folders of failing assignments, and
-// everything when the cluster type is broken or the snapshot incomplete.
+// everything when the cluster type is broken or the snapshot incomplete. A cluster type whose
+// part of the index was made into a folder before, over the same base folder, costs a lookup:
+// the memo gives its tree and its changes.
 func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumbing.Hash, error) {
 	c := p.idx.cts[ct]
 	if c == nil {
 		c = newCTIndex()
 	}
-	broken := p.broken[ct]
+	key := ctMemoKey{base: base, dir: dir, broken: p.broken[ct], incomplete: p.incomplete}
 	c.mu.Lock()
 	m := c.memo
 	c.mu.Unlock()
-	if m.valid && m.base == base && m.broken == broken && m.incomplete == p.incomplete && m.tree == base {
-		return base, nil // made before over the same base folder, with no difference
+	if m != nil && m.key == key && (m.tree == base || p.s.HasEncodedObject(m.tree) == nil) {
+		p.out.Changes = append(p.out.Changes, m.changes...)
+		for _, a := range m.assignments {
+			p.out.Assignments[a.key] = a.presence
+		}
+		return m.tree, nil
 	}
 	entries, err := p.read(base, dir)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	keepAll := broken || p.incomplete
+	keepAll := key.broken || key.incomplete
 	out := make([]object.TreeEntry, 0, len(c.folders)+len(entries)+1)
 	out = append(out, object.TreeEntry{Name: "README.md", Mode: filemode.Regular, Hash: p.readme.h})
 	for _, e := range entries {
@@ -236,18 +246,24 @@ func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumb
 	}
 	sortEntries(out)
 	obj := newObject(plumbing.TreeObject, encodeTree(out))
+	m = &ctMemo{key: key, tree: obj.h}
+	if obj.h != base {
+		before := len(p.out.Changes)
+		p.assignments = p.assignments[:0]
+		if err := p.compare(ct, entries, out, c, dir); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if err := store(p.s, obj); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("write tree %s: %w", dir, err)
+		}
+		m.changes = slices.Clone(p.out.Changes[before:])
+		for _, k := range p.assignments {
+			m.assignments = append(m.assignments, memoPresence{key: k, presence: p.out.Assignments[k]})
+		}
+	}
 	c.mu.Lock()
-	c.memo = ctMemo{base: base, tree: obj.h, broken: broken, incomplete: p.incomplete, valid: true}
+	c.memo = m
 	c.mu.Unlock()
-	if obj.h == base {
-		return base, nil
-	}
-	if err := p.compare(ct, entries, out, c, dir); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := store(p.s, obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write tree %s: %w", dir, err)
-	}
 	return obj.h, nil
 }
 
@@ -291,7 +307,7 @@ func (p *proposer) folder(ct, target string, b object.TreeEntry, had bool, c *ct
 	if tree.h != c.folders[target] {
 		return fmt.Errorf("propose %s: the index does not match the rendered folder", full)
 	}
-	p.out.Assignments[key] = Presence{Before: had && b.Mode == filemode.Dir, After: true}
+	p.presence(key, Presence{Before: had && b.Mode == filemode.Dir, After: true})
 	var old []object.TreeEntry
 	if had && b.Mode == filemode.Dir {
 		var err error
@@ -399,7 +415,7 @@ func (p *proposer) removed(e object.TreeEntry, full string) error {
 	case e.Mode == filemode.Dir:
 		if key, ok := p.assignmentKey(full); ok {
 			if _, known := p.out.Assignments[key]; !known {
-				p.out.Assignments[key] = Presence{Before: true}
+				p.presence(key, Presence{Before: true})
 			}
 		}
 		entries, err := p.read(e.Hash, full)
@@ -430,6 +446,12 @@ func (p *proposer) assignmentKey(full string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// presence records whether an assignment folder is in the base and in the tree.
+func (p *proposer) presence(key string, v Presence) {
+	p.out.Assignments[key] = v
+	p.assignments = append(p.assignments, key)
 }
 
 func (p *proposer) change(full string, kind render.ChangeKind) {
