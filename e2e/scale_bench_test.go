@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,10 +55,12 @@ func BenchmarkE2EOneFileChange(b *testing.B) {
 			}
 			b.StopTimer()
 			cpu := processCPU(b, w.pid()) - cpu0
-			for _, p := range reconcilePhases(b, w.logs.String()[logs0:]) {
+			phases := reconcilePhases(b, w.logs.String()[logs0:])
+			for _, p := range phases {
 				app += p.app()
 				github += p.github()
 			}
+			b.Logf("mean of %d reconciles (ms): %s", len(phases), meanPhases(phases))
 			n := float64(b.N)
 			b.ReportMetric(float64(app.Microseconds())/1000/n, "app-ms/change")
 			b.ReportMetric(float64(github.Microseconds())/1000/n, "github-ms/change")
@@ -76,6 +79,26 @@ func (p phaseLog) ms(key string) time.Duration {
 
 func (p phaseLog) app() time.Duration    { return p.ms("app_ms") }
 func (p phaseLog) github() time.Duration { return p.ms("github_ms") }
+
+// meanPhases is the mean of every step of the phase logs, in the order of the first.
+func meanPhases(logs []phaseLog) string {
+	var keys []string
+	for k := range logs[0] {
+		if strings.HasSuffix(k, "_ms") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []string
+	for _, k := range keys {
+		var sum time.Duration
+		for _, p := range logs {
+			sum += p.ms(k)
+		}
+		out = append(out, fmt.Sprintf("%s %.1f", strings.TrimSuffix(k, "_ms"), float64(sum.Microseconds())/1000/float64(len(logs))))
+	}
+	return strings.Join(out, ", ")
+}
 
 // reconcilePhases returns the phase logs of the reconciles in logs (JSON lines).
 func reconcilePhases(t testing.TB, logs string) []phaseLog {
