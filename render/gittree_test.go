@@ -64,10 +64,13 @@ func (g *gitWorld) requireSameGitTree(t *testing.T, prev render.Tree, want, got 
 		plan := render.Diff(base, next, got.Root)
 		require.Equal(t, plan, render.GroupChanges(full.Changes, got.Root), where)
 		require.Equal(t, plan, render.GroupChanges(inc.Changes, got.Root), where)
+		require.Equal(t, plan, full.Plan, where)
+		require.Equal(t, plan, inc.Plan, where)
 		again, err := gitops.Propose(g.repo.Storer, baseTree, got, g.index)
 		require.NoError(t, err, where)
 		require.Equal(t, expected, again.Tree, "%s: the tree made again from the index's memo", where)
 		require.Equal(t, plan, render.GroupChanges(again.Changes, got.Root), where)
+		require.Equal(t, plan, again.Plan, where)
 		require.Equal(t, inc.Assignments, again.Assignments, where)
 	}
 }

@@ -40,6 +40,7 @@ type ctMemo struct {
 	key         ctMemoKey
 	tree        plumbing.Hash
 	changes     []render.Change
+	groups      []render.Group // changes, grouped
 	assignments []memoPresence
 }
 

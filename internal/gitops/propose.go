@@ -25,8 +25,11 @@ type Proposal struct {
 	// Assignments tells, for every assignment folder ("<clusterType>/<target>" below the
 	// GitOps path) with a change, whether the base has it and whether the tree has it.
 	Assignments map[string]Presence
-	base        plumbing.Hash
-	root        string
+	// Plan is Changes as render.GroupChanges groups them below the GitOps path. Its groups are
+	// shared with later proposals: they must not be modified.
+	Plan *render.Plan
+	base plumbing.Hash
+	root string
 }
 
 // Presence says whether an assignment folder is in the base and in the proposed tree.
@@ -72,6 +75,7 @@ func Propose(s storer.EncodedObjectStorer, base plumbing.Hash, res *render.Resul
 		tree = empty.h
 	}
 	p.out.Tree = tree
+	p.out.Plan = p.plan()
 	return p.out, nil
 }
 
@@ -89,6 +93,9 @@ type proposer struct {
 	// assignments are the assignment folders recorded in out since the cluster type being
 	// made started.
 	assignments []string
+	inCT        bool            // a cluster type's folder is being made
+	other       []render.Change // the changes outside cluster types' folders
+	blocks      []ctGroups      // the changes of each cluster type's folder, grouped
 }
 
 // along rewrites the folders on the way to the GitOps path: tree is the folder at dir, segs the
@@ -223,6 +230,7 @@ func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumb
 	c.mu.Unlock()
 	if m != nil && m.key == key && (m.tree == base || p.s.HasEncodedObject(m.tree) == nil) {
 		p.out.Changes = append(p.out.Changes, m.changes...)
+		p.blocks = append(p.blocks, ctGroups{ct, m.groups})
 		for _, a := range m.assignments {
 			p.out.Assignments[a.key] = a.presence
 		}
@@ -250,13 +258,18 @@ func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumb
 	if obj.h != base {
 		before := len(p.out.Changes)
 		p.assignments = p.assignments[:0]
-		if err := p.compare(ct, entries, out, c, dir); err != nil {
+		p.inCT = true
+		err := p.compare(ct, entries, out, c, dir)
+		p.inCT = false
+		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		if err := store(p.s, obj); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree %s: %w", dir, err)
 		}
 		m.changes = slices.Clone(p.out.Changes[before:])
+		m.groups = render.GroupChanges(m.changes, p.res.Root).Groups
+		p.blocks = append(p.blocks, ctGroups{ct, m.groups})
 		for _, k := range p.assignments {
 			m.assignments = append(m.assignments, memoPresence{key: k, presence: p.out.Assignments[k]})
 		}
@@ -455,7 +468,11 @@ func (p *proposer) presence(key string, v Presence) {
 }
 
 func (p *proposer) change(full string, kind render.ChangeKind) {
-	p.out.Changes = append(p.out.Changes, render.Change{Path: full, Kind: kind})
+	c := render.Change{Path: full, Kind: kind}
+	p.out.Changes = append(p.out.Changes, c)
+	if !p.inCT {
+		p.other = append(p.other, c)
+	}
 }
 
 // read returns the entries of a tree in git's order; none for the zero hash.
