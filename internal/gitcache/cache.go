@@ -209,4 +209,3 @@ func (c *Cache) remoteHead(ctx context.Context, repo *git.Repository, token stri
 	}
 	return plumbing.ZeroHash, nil
 }
-

@@ -105,4 +105,3 @@ func (c *Cache) evict(key string) {
 	delete(c.budget.used, key)
 	c.budget.mu.Unlock()
 }
-

@@ -43,8 +43,8 @@ func (r *Reconciler) convergeIn(ctx context.Context, s *gitcache.Session, out *O
 	if err != nil {
 		return err
 	}
-	out.Plan = render.GroupChanges(proposal.Changes, out.Result.Root)
-	out.Promoted = promotes(proposal.Changes, out.Result.Root)
+	out.Plan = proposal.Plan
+	out.Promoted = promotes(out.Plan)
 	ph.done("propose")
 	if held, err := r.holds(ctx, out, proposal, index.Size(repo.Storer, baseTree, out.Result.Root)); err != nil || held {
 		return err // the pull request stays as it is until the change is accepted
@@ -68,22 +68,15 @@ func (r *Reconciler) convergeIn(ctx context.Context, s *gitcache.Session, out *O
 	return err
 }
 
-// promotes reports whether changes touch the promoted commit's file.
-func promotes(changes []render.Change, root string) bool {
-	p := promotedPath(root)
-	for _, c := range changes {
-		if c.Path == p {
+// promotes reports whether a plan changes the promoted commit's file (a file outside the
+// cluster types' folders).
+func promotes(plan *render.Plan) bool {
+	for _, c := range plan.Other {
+		if c.Path == render.PromotedCommitPath {
 			return true
 		}
 	}
 	return false
-}
-
-func promotedPath(root string) string {
-	if root == "" {
-		return render.PromotedCommitPath
-	}
-	return root + "/" + render.PromotedCommitPath
 }
 
 // retire closes the app's pull request and deletes its branch when nothing is left to propose.
