@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
+	"github.com/kalypso-gitops/kalypso/internal/preview"
 	"github.com/kalypso-gitops/kalypso/render"
 )
 
@@ -73,4 +74,27 @@ func (g *gitWorld) requireSameGitTree(t *testing.T, prev render.Tree, want, got 
 		require.Equal(t, plan, again.Plan, where)
 		require.Equal(t, inc.Assignments, again.Assignments, where)
 	}
+}
+
+// requireDeltaIsDiff checks that the part of the trees Delta gives, from the result r was
+// computed from, has the changes of the whole trees (a preview's prev and next), measured the
+// same, and that Folders counts the folders of the whole tree.
+func requireDeltaIsDiff(t *testing.T, from, r *render.Result, where string) {
+	t.Helper()
+	prev, next, ok := r.Delta(from)
+	if !r.HasTarget || !from.HasTarget {
+		require.False(t, ok, where)
+		return
+	}
+	require.True(t, ok, "%s: an incremental result is computed from the previous one", where)
+	before := from.Apply(render.Tree{})
+	after := r.Apply(before)
+	require.Equal(t, render.Diff(before, after, r.Root), render.Diff(prev, next, r.Root), where)
+	require.Equal(t, preview.ByClusterType(before, after, r.Root), preview.ByClusterType(prev, next, r.Root), where)
+	want := preview.Measure(before, after, r.Root)
+	got := preview.Measure(prev, next, r.Root)
+	got.Assignments, got.ClusterTypes = from.Folders()
+	require.Equal(t, want, got, where)
+	_, _, ok = r.Delta(r)
+	require.False(t, ok, "%s: a result is not computed from itself", where)
 }

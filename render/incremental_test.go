@@ -49,6 +49,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			requireDesiredIsTree(t, got.Desired(tree), tree, next, where)
 			g.requireSameGitTree(t, tree, want, got, where)
 			if !stats.Full {
+				requireDeltaIsDiff(t, prev, got, where)
 				incremental++
 				rendered += stats.AssignmentsRendered
 				total += len(want.Assignments)
