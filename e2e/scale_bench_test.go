@@ -36,6 +36,7 @@ func BenchmarkE2EOneFileChange(b *testing.B) {
 	for _, size := range fleetSizes {
 		b.Run(size.name, func(b *testing.B) {
 			w := newWorld(b)
+			w.patience = 15 * time.Minute // the first proposal of 300,000 assignments takes minutes
 			clusterTypes, targets := fleetOf(w, size.clusterTypes, 100)
 			w.start("KALYPSO_LOG_LEVEL=debug")
 			w.settle()
