@@ -44,7 +44,7 @@ func (g *gitWorld) write(t *testing.T, tree render.Tree) plumbing.Hash {
 // the first tree: the incremental result got's, with the index brought up to date step by
 // step, and the full result want's, with an index built from scratch, are the tree want.Apply
 // makes of the same base written whole, hash for hash, and both list the changes render.Diff
-// finds; proposed again over the same base, the result is the same.
+// finds and measure the change as preview.Measure does; proposed again over the same base, the result is the same.
 func (g *gitWorld) requireSameGitTree(t *testing.T, prev render.Tree, want, got *render.Result, where string) {
 	t.Helper()
 	g.index = g.index.Advance(got)
@@ -62,17 +62,22 @@ func (g *gitWorld) requireSameGitTree(t *testing.T, prev render.Tree, want, got 
 		require.NoError(t, err, where)
 		require.Equal(t, expected, full.Tree, "%s: the full result's tree", where)
 		require.Equal(t, expected, inc.Tree, "%s: the incremental result's tree", where)
+		size, err := g.index.Size(g.repo.Storer, baseTree, got.Root)()
+		require.NoError(t, err, where)
+		blast := preview.Measure(base, next, got.Root)
+		require.Equal(t, blast, full.Blast(size), "%s: the guard's measure of the full result", where)
+		require.Equal(t, blast, inc.Blast(size), "%s: the guard's measure of the incremental result", where)
 		plan := render.Diff(base, next, got.Root)
-		require.Equal(t, plan, render.GroupChanges(full.Changes, got.Root), where)
-		require.Equal(t, plan, render.GroupChanges(inc.Changes, got.Root), where)
+		require.Equal(t, plan, render.GroupChanges(full.Changes(), got.Root), where)
+		require.Equal(t, plan, render.GroupChanges(inc.Changes(), got.Root), where)
 		require.Equal(t, plan, full.Plan, where)
 		require.Equal(t, plan, inc.Plan, where)
 		again, err := gitops.Propose(g.repo.Storer, baseTree, got, g.index)
 		require.NoError(t, err, where)
 		require.Equal(t, expected, again.Tree, "%s: the tree made again from the index's memo", where)
-		require.Equal(t, plan, render.GroupChanges(again.Changes, got.Root), where)
+		require.Equal(t, plan, render.GroupChanges(again.Changes(), got.Root), where)
 		require.Equal(t, plan, again.Plan, where)
-		require.Equal(t, inc.Assignments, again.Assignments, where)
+		require.Equal(t, inc.Assignments(), again.Assignments(), where)
 	}
 }
 

@@ -41,7 +41,7 @@ type ctMemo struct {
 	tree        plumbing.Hash
 	changes     []render.Change
 	groups      []render.Group // changes, grouped
-	assignments []memoPresence
+	assignments map[string]Presence
 }
 
 // ctMemoKey is what a cluster type's folder is made of, besides its part of the index.
@@ -49,11 +49,6 @@ type ctMemoKey struct {
 	base               plumbing.Hash // the base folder
 	dir                string        // the folder's path
 	broken, incomplete bool
-}
-
-type memoPresence struct {
-	key      string
-	presence Presence
 }
 
 func newCTIndex() *ctIndex {

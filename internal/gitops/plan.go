@@ -32,7 +32,7 @@ func (p *proposer) plan() *render.Plan {
 	n := 0
 	for i, b := range blocks {
 		if i > 0 && blocks[i-1].ct == b.ct { // one folder's changes in two places: group them all
-			return render.GroupChanges(p.out.Changes, p.res.Root)
+			return render.GroupChanges(p.out.Changes(), p.res.Root)
 		}
 		n += len(b.groups)
 	}

@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -19,17 +20,47 @@ import (
 // differs from the base.
 type Proposal struct {
 	Tree plumbing.Hash // the root tree
-	// Changes are the files added, changed and removed, with paths from the repository's root,
-	// in no particular order.
-	Changes []render.Change
-	// Assignments tells, for every assignment folder ("<clusterType>/<target>" below the
-	// GitOps path) with a change, whether the base has it and whether the tree has it.
-	Assignments map[string]Presence
-	// Plan is Changes as render.GroupChanges groups them below the GitOps path. Its groups are
-	// shared with later proposals: they must not be modified.
+	// Plan is the changes (see Changes) as render.GroupChanges groups them below the GitOps
+	// path. Its groups are shared with later proposals: they must not be modified.
 	Plan *render.Plan
-	base plumbing.Hash
-	root string
+	// changes and presence are what this proposal found; reused and reusedPresence are those
+	// of cluster types' folders made before over the same base folder, kept with their memo.
+	changes        []render.Change
+	reused         [][]render.Change
+	presence       map[string]Presence
+	reusedPresence map[string]map[string]Presence // cluster type → its folders
+	base           plumbing.Hash
+	root           string
+}
+
+// Changes lists the files added, changed and removed, with paths from the repository's root,
+// in no particular order.
+func (p *Proposal) Changes() []render.Change {
+	out := slices.Clone(p.changes)
+	for _, c := range p.reused {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// Presence tells, for an assignment folder ("<clusterType>/<target>" below the GitOps path)
+// with a change, whether the base has it and whether the tree has it; the zero value for a
+// folder without a change.
+func (p *Proposal) Presence(key string) Presence {
+	if v, ok := p.presence[key]; ok {
+		return v
+	}
+	ct, _, _ := strings.Cut(key, "/")
+	return p.reusedPresence[ct][key]
+}
+
+// Assignments is Presence for every assignment folder with a change.
+func (p *Proposal) Assignments() map[string]Presence {
+	out := maps.Clone(p.presence)
+	for _, m := range p.reusedPresence {
+		maps.Copy(out, m)
+	}
+	return out
 }
 
 // Presence says whether an assignment folder is in the base and in the proposed tree.
@@ -47,7 +78,7 @@ func Propose(s storer.EncodedObjectStorer, base plumbing.Hash, res *render.Resul
 	}
 	p := &proposer{s: s, res: res, idx: idx, readme: newObject(plumbing.BlobObject, []byte(render.ReadmeText)),
 		cts: map[string]bool{}, broken: map[string]bool{}, incomplete: res.Snapshot.Incomplete,
-		out: &Proposal{Assignments: map[string]Presence{}, base: base, root: res.Root}}
+		out: &Proposal{presence: map[string]Presence{}, reusedPresence: map[string]map[string]Presence{}, base: base, root: res.Root}}
 	for _, ct := range res.Snapshot.ClusterTypes {
 		p.cts[ct.Name] = true
 	}
@@ -229,11 +260,9 @@ func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumb
 	m := c.memo
 	c.mu.Unlock()
 	if m != nil && m.key == key && (m.tree == base || p.s.HasEncodedObject(m.tree) == nil) {
-		p.out.Changes = append(p.out.Changes, m.changes...)
+		p.out.reused = append(p.out.reused, m.changes)
+		p.out.reusedPresence[ct] = m.assignments
 		p.blocks = append(p.blocks, ctGroups{ct, m.groups})
-		for _, a := range m.assignments {
-			p.out.Assignments[a.key] = a.presence
-		}
 		return m.tree, nil
 	}
 	entries, err := p.read(base, dir)
@@ -256,7 +285,7 @@ func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumb
 	obj := newObject(plumbing.TreeObject, encodeTree(out))
 	m = &ctMemo{key: key, tree: obj.h}
 	if obj.h != base {
-		before := len(p.out.Changes)
+		before := len(p.out.changes)
 		p.assignments = p.assignments[:0]
 		p.inCT = true
 		err := p.compare(ct, entries, out, c, dir)
@@ -267,11 +296,12 @@ func (p *proposer) clusterType(ct string, base plumbing.Hash, dir string) (plumb
 		if err := store(p.s, obj); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree %s: %w", dir, err)
 		}
-		m.changes = slices.Clone(p.out.Changes[before:])
+		m.changes = slices.Clone(p.out.changes[before:])
 		m.groups = render.GroupChanges(m.changes, p.res.Root).Groups
 		p.blocks = append(p.blocks, ctGroups{ct, m.groups})
+		m.assignments = make(map[string]Presence, len(p.assignments))
 		for _, k := range p.assignments {
-			m.assignments = append(m.assignments, memoPresence{key: k, presence: p.out.Assignments[k]})
+			m.assignments[k] = p.out.presence[k]
 		}
 	}
 	c.mu.Lock()
@@ -427,7 +457,7 @@ func (p *proposer) removed(e object.TreeEntry, full string) error {
 		p.change(full, render.Removed)
 	case e.Mode == filemode.Dir:
 		if key, ok := p.assignmentKey(full); ok {
-			if _, known := p.out.Assignments[key]; !known {
+			if _, known := p.out.presence[key]; !known {
 				p.presence(key, Presence{Before: true})
 			}
 		}
@@ -463,13 +493,13 @@ func (p *proposer) assignmentKey(full string) (string, bool) {
 
 // presence records whether an assignment folder is in the base and in the tree.
 func (p *proposer) presence(key string, v Presence) {
-	p.out.Assignments[key] = v
+	p.out.presence[key] = v
 	p.assignments = append(p.assignments, key)
 }
 
 func (p *proposer) change(full string, kind render.ChangeKind) {
 	c := render.Change{Path: full, Kind: kind}
-	p.out.Changes = append(p.out.Changes, c)
+	p.out.changes = append(p.out.changes, c)
 	if !p.inCT {
 		p.other = append(p.other, c)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/kalypso-gitops/kalypso/internal/preview"
 )
 
 // Size is what a GitOps tree holds, as the guard of an environment counts it: the folders one
@@ -106,4 +108,27 @@ func subtree(s storer.EncodedObjectStorer, tree plumbing.Hash, path string) (plu
 		tree = next
 	}
 	return tree, nil
+}
+
+// Blast measures the proposal as preview.MeasurePlan measures a plan, from the size of its base
+// (see Index.Size) and whether each changed assignment folder is in the base and in the tree.
+func (p *Proposal) Blast(before Size) preview.Blast {
+	b := preview.Blast{Assignments: before.Assignments, ClusterTypes: before.ClusterTypes}
+	touched := map[string]bool{}
+	for _, g := range p.Plan.Groups {
+		touched[g.ClusterType] = true
+		if g.Assignment == "" {
+			continue
+		}
+		switch v := p.Presence(g.ClusterType + "/" + g.Assignment); {
+		case !v.Before:
+			b.Added++
+		case !v.After:
+			b.Removed++
+		default:
+			b.Changed++
+		}
+	}
+	b.Touched = len(touched)
+	return b
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
 	"github.com/kalypso-gitops/kalypso/internal/preview"
-	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -41,7 +40,7 @@ func (r *Reconciler) holds(ctx context.Context, out *Outcome, p *gitops.Proposal
 	if err != nil {
 		return false, err
 	}
-	violations := preview.Check(out.limits, blast(before, out.Plan, p.Assignments))
+	violations := preview.Check(out.limits, p.Blast(before))
 	if len(violations) == 0 {
 		return false, nil
 	}
@@ -55,29 +54,6 @@ func (r *Reconciler) holds(ctx context.Context, out *Outcome, p *gitops.Proposal
 	}
 	out.Held = violations
 	return true, nil
-}
-
-// blast measures a plan as preview.MeasurePlan does, from the size of the GitOps branch and
-// whether each changed assignment folder is in it and in the proposed tree.
-func blast(before gitops.Size, plan *render.Plan, folders map[string]gitops.Presence) preview.Blast {
-	b := preview.Blast{Assignments: before.Assignments, ClusterTypes: before.ClusterTypes}
-	touched := map[string]bool{}
-	for _, g := range plan.Groups {
-		touched[g.ClusterType] = true
-		if g.Assignment == "" {
-			continue
-		}
-		switch p := folders[g.ClusterType+"/"+g.Assignment]; {
-		case !p.Before:
-			b.Added++
-		case !p.After:
-			b.Removed++
-		default:
-			b.Changed++
-		}
-	}
-	b.Touched = len(touched)
-	return b
 }
 
 // envCheckRun returns the check run of the environment on its branch's head commit, or nil.
