@@ -19,10 +19,7 @@ import (
 // change, the changed files), whatever the size of the tree, and git accepts the pack: every
 // object the new commit refers to is on the remote after it.
 func TestPushSendsOnlyTheChange(t *testing.T) {
-	root := t.TempDir()
-	bare := filepath.Join(root, "o", "r.git")
-	require.NoError(t, exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).Run())
-	url := server(t, root)
+	bare, url := bareRemote(t)
 	ctx := context.Background()
 	c := New("", url)
 	repo, err := c.fetch(ctx, "o", "r", "", "main")
@@ -68,10 +65,7 @@ func TestPushSendsOnlyTheChange(t *testing.T) {
 // The cache counts what it holds as objects come in: a fetch adds what it brings, writing an
 // object already held adds nothing, and nothing is measured again.
 func TestSizeIsCountedAsObjectsComeIn(t *testing.T) {
-	root := t.TempDir()
-	bare := filepath.Join(root, "o", "r.git")
-	require.NoError(t, exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).Run())
-	url := server(t, root)
+	_, url := bareRemote(t)
 	ctx := context.Background()
 	writer := New("", url)
 	repo, err := writer.fetch(ctx, "o", "r", "", "main")
@@ -94,4 +88,14 @@ func TestSizeIsCountedAsObjectsComeIn(t *testing.T) {
 			require.Equal(t, grown, reader.Size(), "in memory, the objects' sizes")
 		}
 	}
+}
+
+// bareRemote serves an empty bare repository o/r and returns its folder and the URL of the
+// server.
+func bareRemote(t *testing.T) (bare, url string) {
+	t.Helper()
+	root := t.TempDir()
+	bare = filepath.Join(root, "o", "r.git")
+	require.NoError(t, exec.Command("git", "init", "-q", "--bare", "-b", "main", bare).Run())
+	return bare, server(t, root)
 }

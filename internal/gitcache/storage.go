@@ -14,6 +14,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
@@ -34,10 +35,7 @@ type memoryStorage struct {
 
 // SetEncodedObject stores an object and counts it, once.
 func (s memoryStorage) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	if s.Storage.HasEncodedObject(o.Hash()) != nil {
-		s.n.Add(o.Size())
-	}
-	return s.Storage.SetEncodedObject(o)
+	return setCounted(s.Storage, s.n, o)
 }
 
 func (s memoryStorage) bytes() int64 { return s.n.Load() }
@@ -51,10 +49,15 @@ type diskStorage struct {
 
 // SetEncodedObject stores an object and counts it, once.
 func (s diskStorage) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	if s.Storage.HasEncodedObject(o.Hash()) != nil {
-		s.n.Add(o.Size())
+	return setCounted(s.Storage, s.n, o)
+}
+
+// setCounted stores an object in s and adds its size to n unless s already has it.
+func setCounted(s storer.EncodedObjectStorer, n *atomic.Int64, o plumbing.EncodedObject) (plumbing.Hash, error) {
+	if s.HasEncodedObject(o.Hash()) != nil {
+		n.Add(o.Size())
 	}
-	return s.Storage.SetEncodedObject(o)
+	return s.SetEncodedObject(o)
 }
 
 // PackfileWriter returns a writer of a pack that counts what is written through it.
