@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gregjones/httpcache"
 	"github.com/palantir/go-githubapp/githubapp"
@@ -10,10 +11,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/ghretry"
+	"github.com/kalypso-gitops/kalypso/internal/remotewait"
 )
 
 // newClientCreator builds the caching go-githubapp client creator. Middleware,
-// outermost first: draining answers to their end (so that the cache keeps them), retries
+// outermost first: the time waited for GitHub (added to the request context's
+// remotewait clock), draining answers to their end (so that the cache keeps them), retries
 // (each attempt below is logged and counted), request
 // logging at debug level, go-githubapp's request and rate-limit metrics, and
 // the kalypso_github_rate_limit_remaining gauge.
@@ -23,6 +26,7 @@ func (s *Server) newClientCreator(gh githubapp.Config) (githubapp.ClientCreator,
 		githubapp.WithClientTimeout(s.cfg.GitHub.Timeout.Std()),
 		githubapp.WithTransport(s.transport),
 		githubapp.WithClientMiddleware(
+			waitedFor,
 			drainBodies,
 			s.retrying,
 			githubapp.ClientLogging(zerolog.DebugLevel),
@@ -92,6 +96,15 @@ func rateResource(v string) string {
 		}
 	}
 	return v
+}
+
+// waitedFor adds the time of each request, until its answer's headers arrive, to the remotewait
+// clock of its context.
+func waitedFor(next http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		defer remotewait.Since(r.Context(), time.Now())
+		return next.RoundTrip(r)
+	})
 }
 
 // roundTripperFunc adapts a function to http.RoundTripper.

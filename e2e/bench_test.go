@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -34,13 +35,22 @@ func BenchmarkE2EWebhookToPullRequest(b *testing.B) {
 	}
 }
 
-// BenchmarkE2EPreview measures, on the same fleet of 10,100 assignments, the time from a
+// BenchmarkE2EPreview measures, on fleets of 10,100 and 101,000 assignments, the time from a
 // one-file commit on a pull request into dev until its preview check run is completed:
 // webhook, fetch of refs/pull/N/merge, incremental render from the cached result, diff and
-// check run. Run with: go test -run '^$' -bench E2EPreview -benchtime 10x ./e2e
+// check run. Run with: go test -run '^$' -bench 'E2EPreview/10k$' -benchtime 10x ./e2e
 func BenchmarkE2EPreview(b *testing.B) {
+	for _, size := range fleetSizes {
+		if size.name == "10k" || size.name == "100k" {
+			b.Run(size.name, func(b *testing.B) { benchmarkPreview(b, size.clusterTypes) })
+		}
+	}
+}
+
+func benchmarkPreview(b *testing.B, fleet int) {
 	w := newWorld(b)
-	clusterTypes, targets := fleetOf(w, 99, 100)
+	w.patience = 15 * time.Minute // the first proposal of a large fleet takes minutes
+	clusterTypes, targets := fleetOf(w, fleet, 100)
 	w.start()
 	w.settle()
 	b.ReportMetric(float64(clusterTypes*targets), "assignments")

@@ -77,6 +77,8 @@ type world struct {
 	lost map[string]bool
 	// cluster, when set, runs the app as several replicas instead of app.
 	cluster *cluster
+	// patience is how long eventually waits; 60 s when zero.
+	patience time.Duration
 }
 
 // newWorld seeds the simulator; the app is not started yet.
@@ -290,7 +292,11 @@ func (w *world) processed() map[string]int {
 
 func (w *world) eventually(cond func() bool, what string) {
 	w.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	patience := w.patience
+	if patience == 0 {
+		patience = 60 * time.Second
+	}
+	deadline := time.Now().Add(patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			w.t.Fatalf("timed out waiting until %s\napp logs:\n%s", what, w.logs.String())

@@ -3,8 +3,10 @@ package render
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"weak"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -55,7 +57,20 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		res.renderAll(engine, dirty)
 	}
 	res.Errors = allErrors(next, pathErr, s, res.Failed, engine)
+	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
+}
+
+// lineage records that a result comes from prev, with the removed and the dirty assignments.
+func lineage(prev *Result, removed, dirty []*scheduling.Assignment) Lineage {
+	keys := make([]string, 0, len(removed)+len(dirty))
+	for _, list := range [][]*scheduling.Assignment{removed, dirty} {
+		for _, a := range list {
+			keys = append(keys, a.Key())
+		}
+	}
+	sort.Strings(keys)
+	return Lineage{From: weak.Make(prev), Keys: slices.Compact(keys)}
 }
 
 func full(next *scheduling.Snapshot, reason string, changes int, opts []Option) (*Result, Stats) {

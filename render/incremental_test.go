@@ -16,7 +16,11 @@ import (
 // and checks, after every step, that the incremental result (computed from the previous
 // incremental result) is the full render's: same assignments, outputs, failures and errors,
 // and the same GitOps tree byte for byte. The incremental results run simple manifests
-// compiled, the full renders run every manifest with text/template.
+// compiled, the full renders run every manifest with text/template. The GitOps tree is also
+// made as git trees (gitops.Propose), over the previous step's tree and over the first one:
+// from the incremental result with its index brought up to date step by step, and from the
+// full result with an index built from scratch, it is the same root tree hash as the flat
+// tree written whole, with the same changes.
 func TestIncrementalEqualsFull(t *testing.T) {
 	const seeds, steps = 6, 120
 	all := edits()
@@ -28,6 +32,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 		require.Empty(t, snap.Errors, "the initial control plane is valid")
 		prev, _ := render.Incremental(nil, snap)
 		tree := prev.Apply(render.Tree{"README.md": []byte("the GitOps repo's own file")})
+		g := newGitWorld(t, tree, prev)
 		for step := range steps {
 			e := all[w.rng.IntN(len(all))]
 			for !e.apply(w) {
@@ -42,7 +47,9 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			next := want.Apply(tree)
 			requireSameTree(t, next, got.Apply(tree), where)
 			requireDesiredIsTree(t, got.Desired(tree), tree, next, where)
+			g.requireSameGitTree(t, tree, want, got, where)
 			if !stats.Full {
+				requireDeltaIsDiff(t, prev, got, where)
 				incremental++
 				rendered += stats.AssignmentsRendered
 				total += len(want.Assignments)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -28,6 +29,18 @@ type Result struct {
 	Outputs     map[string]Files             // assignment key → its files
 	Failed      map[string]*scheduling.Error // assignment key → why it did not render
 	Errors      scheduling.Errors            // every problem: loading, scheduling and rendering
+	// Since says which result this one was computed from and which assignments may differ
+	// from it; the zero value for a result rendered whole.
+	Since Lineage
+}
+
+// Lineage says what a result computed from an earlier one changed: every assignment not in
+// Keys has exactly the output, or the failure, it had in From. It lets what is derived from
+// the earlier result (such as the git trees of its folders) be brought up to date at the cost
+// of the change. From is weak: a result does not keep the one it came from alive.
+type Lineage struct {
+	From weak.Pointer[Result]
+	Keys []string // the assignments rendered again or removed, sorted
 }
 
 // Environment schedules a snapshot and renders every assignment, in parallel, within the

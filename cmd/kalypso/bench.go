@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/kalypso-gitops/kalypso/internal/fleet"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
+	"github.com/kalypso-gitops/kalypso/internal/procstat"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -138,7 +138,7 @@ func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) 
 	best.CacheHeapBytes = liveHeap()
 	runtime.KeepAlive(kept)
 	best.Configs, best.Policies, best.Runs = spec.Configs, spec.Policies, runs
-	best.PeakRSSBytes = peakRSS()
+	best.PeakRSSBytes = procstat.PeakRSS()
 	best.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	return best, nil
 }
@@ -229,15 +229,6 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
-}
-
-// peakRSS is the process's peak resident set size in bytes (ru_maxrss is in KiB on Linux).
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return int64(ru.Maxrss) * 1024
 }
 
 func printBench(w io.Writer, r benchResult) {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,7 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/kalypso-gitops/kalypso/internal/remotewait"
 )
 
 // ErrEmpty is returned when a remote repository has no commits yet.
@@ -33,12 +33,12 @@ type Cache struct {
 	dir    string
 	webURL string
 	locks  sync.Map // owner/name → *sync.Mutex
-	memory sync.Map // owner/name → *git.Repository, when dir is ""
+	repos  sync.Map // owner/name → *git.Repository, opened
 	budget budget   // size and use of each repository, to stay within a bound
 }
 
 // New returns a cache in dir for repositories served below webURL (e.g. https://github.com);
-// with dir "" the repositories are kept in memory.
+// with dir "" the repositories are kept in memory. A repository is opened once and kept open.
 func New(dir, webURL string, opts ...Option) *Cache {
 	c := &Cache{dir: dir, webURL: strings.TrimSuffix(webURL, "/"),
 		budget: budget{size: map[string]int64{}, used: map[string]time.Time{}, clock: time.Now}}
@@ -68,36 +68,31 @@ func auth(token string) transport.AuthMethod {
 	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
 }
 
-// open returns the cached repository, creating it (bare, with remote origin) if needed.
+// open returns the cached repository, opening or creating it (bare, with remote origin) if
+// needed. The caller holds its lock.
 func (c *Cache) open(owner, name string) (*git.Repository, error) {
+	key := owner + "/" + name
+	if repo, ok := c.repos.Load(key); ok {
+		return repo.(*git.Repository), nil
+	}
+	var repo *git.Repository
+	var err error
 	if c.dir == "" {
-		return c.openMemory(owner, name)
+		repo, err = newMemoryRepository(c.URL(owner, name))
+	} else {
+		repo, err = openDiskRepository(filepath.Join(c.dir, owner, name+".git"), c.URL(owner, name))
 	}
-	path := filepath.Join(c.dir, owner, name+".git")
-	repo, err := git.PlainOpen(path)
-	if err == nil {
-		return repo, nil
-	}
-	if !errors.Is(err, git.ErrRepositoryNotExists) {
+	if err != nil {
 		return nil, fmt.Errorf("open cache of %s/%s: %w", owner, name, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
-	}
-	repo, err = git.PlainInit(path, true)
-	if err != nil {
-		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
-	}
-	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{c.URL(owner, name)}})
-	if err != nil {
-		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
-	}
-	return repo, nil
+	actual, _ := c.repos.LoadOrStore(key, repo)
+	return actual.(*git.Repository), nil
 }
 
 // fetch brings the given branches (all when none) into refs/remotes/origin/* and returns the
 // repository; branches that do not exist remotely are skipped.
 func (c *Cache) fetch(ctx context.Context, owner, name, token string, branches ...string) (*git.Repository, error) {
+	defer remotewait.Since(ctx, time.Now())
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return nil, err
@@ -161,37 +156,6 @@ func Head(repo *git.Repository, branch string) plumbing.Hash {
 	return ref.Hash()
 }
 
-// push sets a remote branch to commit if it still is at old (zero: the branch must not exist);
-// it returns ErrStale when someone else moved the branch first.
-func (c *Cache) push(ctx context.Context, owner, name, token, branch string, commit, old plumbing.Hash) error {
-	repo, err := c.open(owner, name)
-	if err != nil {
-		return err
-	}
-	local := plumbing.ReferenceName("refs/heads/" + branch)
-	if err := repo.Storer.SetReference(plumbing.NewHashReference(local, commit)); err != nil {
-		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
-	}
-	// Only remote-tracking refs describe the remote: never leave a local branch behind.
-	defer func() { _ = repo.Storer.RemoveReference(local) }()
-	opts := &git.PushOptions{RemoteName: "origin", Auth: auth(token),
-		RefSpecs: []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", local, local))}}
-	if !old.IsZero() {
-		opts.RefSpecs[0] = "+" + opts.RefSpecs[0]
-		opts.ForceWithLease = &git.ForceWithLease{RefName: local, Hash: old}
-	}
-	err = repo.PushContext(ctx, opts)
-	switch {
-	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case rejected(err):
-		return fmt.Errorf("push %s/%s %s: %w: %v", owner, name, branch, ErrStale, err)
-	default:
-		return fmt.Errorf("push %s/%s %s: %w", owner, name, branch, err)
-	}
-	c.account(owner+"/"+name, repo)
-	return repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName("origin", branch), commit))
-}
-
 // rejected reports whether a push failed because the remote branch was not where the lease
 // said. This is the one place that reads go-git's error text: go-git v5 reports a lease or
 // fast-forward check that fails on its side as an untyped "non-fast-forward update" error, and
@@ -207,6 +171,7 @@ func rejected(err error) bool {
 // check reads the remote's heads first; git's receive-pack then deletes the branch only if it
 // is still at what it advertised to the push, which closes most of the window in between.
 func (c *Cache) deleteBranch(ctx context.Context, owner, name, token, branch string, old plumbing.Hash) error {
+	defer remotewait.Since(ctx, time.Now())
 	repo, err := c.open(owner, name)
 	if err != nil {
 		return err
@@ -243,20 +208,4 @@ func (c *Cache) remoteHead(ctx context.Context, repo *git.Repository, token stri
 		}
 	}
 	return plumbing.ZeroHash, nil
-}
-
-// openMemory returns the in-memory repository of owner/name, creating it if needed.
-func (c *Cache) openMemory(owner, name string) (*git.Repository, error) {
-	if repo, ok := c.memory.Load(owner + "/" + name); ok {
-		return repo.(*git.Repository), nil
-	}
-	repo, err := git.Init(memory.NewStorage(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
-	}
-	if _, err := repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{c.URL(owner, name)}}); err != nil {
-		return nil, fmt.Errorf("create cache of %s/%s: %w", owner, name, err)
-	}
-	actual, _ := c.memory.LoadOrStore(owner+"/"+name, repo)
-	return actual.(*git.Repository), nil
 }

@@ -1,7 +1,6 @@
 package gitcache
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // WithMaxBytes bounds the cache: once the repositories it holds exceed n bytes, the least
@@ -31,7 +29,7 @@ type budget struct {
 	clock func() time.Time
 }
 
-// Size returns the bytes the cache holds, as last measured.
+// Size returns the bytes the cache holds, as counted.
 func (c *Cache) Size() int64 {
 	c.budget.mu.Lock()
 	defer c.budget.mu.Unlock()
@@ -42,10 +40,10 @@ func (c *Cache) Size() int64 {
 	return total
 }
 
-// account measures a repository after it changed, records its use, and evicts others if the
-// cache is over its bound. The caller holds key's lock.
+// account records a repository's size, as counted while objects came in, and its use, and
+// evicts others if the cache is over its bound. The caller holds key's lock.
 func (c *Cache) account(key string, repo *git.Repository) {
-	n := c.measure(key, repo)
+	n := repositoryBytes(repo)
 	b := &c.budget
 	b.mu.Lock()
 	b.size[key], b.used[key] = n, b.clock()
@@ -98,34 +96,12 @@ func (c *Cache) evict(key string) {
 		return
 	}
 	defer mu.Unlock()
-	if c.dir == "" {
-		c.memory.Delete(key)
-	} else {
+	c.repos.Delete(key)
+	if c.dir != "" {
 		_ = os.RemoveAll(filepath.Join(c.dir, filepath.FromSlash(key)+".git"))
 	}
 	c.budget.mu.Lock()
 	delete(c.budget.size, key)
 	delete(c.budget.used, key)
 	c.budget.mu.Unlock()
-}
-
-// measure returns the bytes a repository takes: its objects in memory, or its folder on disk.
-func (c *Cache) measure(key string, repo *git.Repository) int64 {
-	if st, ok := repo.Storer.(*memory.Storage); ok {
-		var n int64
-		for _, o := range st.ObjectStorage.Objects {
-			n += o.Size()
-		}
-		return n
-	}
-	var n int64
-	_ = filepath.WalkDir(filepath.Join(c.dir, filepath.FromSlash(key)+".git"), func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }

@@ -66,16 +66,16 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 // A repository whose lock is held is never evicted.
 func TestBusyRepositoryIsNotEvicted(t *testing.T) {
 	c := New("", "http://unused", WithMaxBytes(1))
-	repo, err := c.openMemory("o", "busy")
+	repo, err := c.open("o", "busy")
 	require.NoError(t, err)
 	c.budget.size["o/busy"] = 10
 	unlock := c.lock("o", "busy")
 	c.evict("o/busy")
 	unlock()
-	got, ok := c.memory.Load("o/busy")
+	got, ok := c.repos.Load("o/busy")
 	require.True(t, ok)
 	require.Same(t, repo, got)
 	c.evict("o/busy")
-	_, ok = c.memory.Load("o/busy")
+	_, ok = c.repos.Load("o/busy")
 	require.False(t, ok, "once free it can be evicted")
 }

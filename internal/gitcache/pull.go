@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/kalypso-gitops/kalypso/internal/remotewait"
 )
 
 // ErrNoPull says that a repository has no refs for a pull request.
@@ -17,6 +20,7 @@ var ErrNoPull = errors.New("no such pull request refs")
 // refs/kalypso/pull/N/<which> (apart from the branches, which a branch name cannot reach) and
 // returns its commit.
 func (c *Cache) fetchPull(ctx context.Context, repo *git.Repository, token string, number int) (plumbing.Hash, string, error) {
+	defer remotewait.Since(ctx, time.Now())
 	remote, err := repo.Remote("origin")
 	if err != nil {
 		return plumbing.ZeroHash, "", fmt.Errorf("remote origin: %w", err)

@@ -245,3 +245,12 @@ func ReadFile(repo *git.Repository, commit plumbing.Hash, name string) []byte {
 	}
 	return []byte(s)
 }
+
+// TreeOf returns the root tree of a commit.
+func TreeOf(repo *git.Repository, commit plumbing.Hash) (plumbing.Hash, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	return c.TreeHash, nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
@@ -31,23 +30,17 @@ func (r *Reconciler) guard(env envref.Env) (*scheduling.Limits, error) {
 
 // holds measures the change the pull request would propose against the GitOps branch and
 // checks it against the environment's guard. Over a limit, it holds the change (out.Held)
-// unless the check run of the environment branch's head commit records an acceptance.
-func (r *Reconciler) holds(ctx context.Context, out *Outcome, basePaths map[string]plumbing.Hash, changes map[string]*gitops.Entry) (bool, error) {
+// unless the check run of the environment branch's head commit records an acceptance. size
+// measures the GitOps branch; it is called only when the environment has a guard.
+func (r *Reconciler) holds(ctx context.Context, out *Outcome, p *gitops.Proposal, size func() (gitops.Size, error)) (bool, error) {
 	if out.limits.Empty() {
 		return false, nil
 	}
-	before := make([]string, 0, len(basePaths))
-	for p := range basePaths {
-		before = append(before, p)
+	before, err := size()
+	if err != nil {
+		return false, err
 	}
-	after := func(p string) bool {
-		if e, changed := changes[p]; changed {
-			return e != nil
-		}
-		_, ok := basePaths[p]
-		return ok
-	}
-	violations := preview.Check(out.limits, preview.MeasurePlan(before, out.Plan, out.Result.Root, after))
+	violations := preview.Check(out.limits, p.Blast(before))
 	if len(violations) == 0 {
 		return false, nil
 	}

@@ -1,10 +1,11 @@
 package reconcile
 
 import (
-	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"slices"
 	"sync"
 
+	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/gitops"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -20,22 +21,52 @@ type results struct {
 	opts    []render.Option // the rendering limits
 }
 
-// resultEntry is an environment rendered from the sources it names.
+// resultEntry is an environment rendered from the sources it names, with the git form of
+// what it generates.
 type resultEntry struct {
 	sources []scheduling.SourceCommit
 	result  *render.Result
+	index   *gitops.Index // describes result
 }
 
 func newResults() *results { return &results{entries: map[envref.Env]*resultEntry{}} }
 
 // render computes env's result for snap from the entry of env, when there is one, and keeps
-// the new result as the entry.
+// the new result as the entry, with its index brought up to date (hashing only the
+// assignments rendered again, or every one after a full render).
 func (c *results) render(env envref.Env, snap *scheduling.Snapshot) (*render.Result, render.Stats) {
-	res, stats := render.Incremental(c.previous(env), snap, c.opts...)
+	prev := c.entry(env)
+	var from *render.Result
+	var index *gitops.Index
+	if prev != nil {
+		from, index = prev.result, prev.index
+	}
+	res, stats := render.Incremental(from, snap, c.opts...)
+	entry := &resultEntry{sources: slices.Clone(snap.Sources), result: res}
+	if res.HasTarget {
+		entry.index = index.Advance(res)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries[env] = &resultEntry{sources: slices.Clone(snap.Sources), result: res}
+	c.entries[env] = entry
 	return res, stats
+}
+
+// index returns the index of res: the entry's when it describes res, else one brought up to
+// date from it, or built from scratch.
+func (c *results) index(env envref.Env, res *render.Result) *gitops.Index {
+	var index *gitops.Index
+	if e := c.entry(env); e != nil {
+		index = e.index
+	}
+	return index.Advance(res)
+}
+
+// entry returns env's entry, nil on a cold start.
+func (c *results) entry(env envref.Env) *resultEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[env]
 }
 
 // peek computes env's result for snap from the entry of env without keeping it: snap is not
@@ -49,9 +80,7 @@ func (c *results) peek(env envref.Env, snap *scheduling.Snapshot) *render.Result
 // earlier result of the environment will do, whatever commits it came from: the delta is
 // computed from the content of both snapshots.
 func (c *results) previous(env envref.Env) *render.Result {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e := c.entries[env]; e != nil {
+	if e := c.entry(env); e != nil {
 		return e.result
 	}
 	return nil

@@ -45,7 +45,7 @@ type Preview struct {
 	Commit     string         // the commit read
 	As         PreviewTarget  // what the commit was read as
 	Proposed   *render.Result // the environment with the pull request
-	Prev, Next render.Tree    // the environment's GitOps tree without and with it
+	Prev, Next render.Tree    // the environment's GitOps tree without and with it, or the part that may differ
 	Plan       *render.Plan
 	Blast      preview.Blast
 	Violations []preview.Violation // limits of the environment's guard the change exceeds
@@ -113,12 +113,27 @@ func (r *Reconciler) Preview(ctx context.Context, env envref.Env, pr PullRequest
 	proposed := r.load(env, next, nextErrs)
 	proposed.Errors = withoutRefusals(proposed.Errors, out.NotPreviewed)
 	out.Proposed = r.results.peek(env, proposed)
-	out.Prev = current.Apply(render.Tree{})
-	out.Next = out.Proposed.Apply(out.Prev)
-	out.Plan = render.Diff(out.Prev, out.Next, out.Proposed.Root)
-	out.Blast = preview.Measure(out.Prev, out.Next, out.Proposed.Root)
+	out.compare(current)
 	out.Violations = preview.Check(limits, out.Blast)
 	return out, nil
+}
+
+// compare sets the trees, the plan and the blast of a preview from the environment's current
+// result: only the part of the trees that may differ when the proposed result was computed
+// from the current one (render.Result.Delta), the whole trees otherwise.
+func (p *Preview) compare(current *render.Result) {
+	root := p.Proposed.Root
+	prev, next, ok := p.Proposed.Delta(current)
+	if !ok {
+		prev = current.Apply(render.Tree{})
+		next = p.Proposed.Apply(prev)
+	}
+	p.Prev, p.Next = prev, next
+	p.Plan = render.Diff(prev, next, root)
+	p.Blast = preview.Measure(prev, next, root)
+	if ok {
+		p.Blast.Assignments, p.Blast.ClusterTypes = current.Folders()
+	}
 }
 
 // load reads the workloads and assembles a snapshot of inputs already read.

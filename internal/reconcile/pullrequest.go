@@ -56,6 +56,10 @@ func prBody(out *Outcome) string {
 	return truncate(b.String(), maxBody)
 }
 
+// maxPlanRows bounds the bytes of the table of PlanMarkdown: the rows past it are counted, not
+// listed, so that a plan of many assignments costs no more than what is shown.
+const maxPlanRows = 40000
+
 // PlanMarkdown lists assignments added, changed and removed, per cluster type.
 func PlanMarkdown(p *render.Plan) string {
 	if p == nil || p.Empty() {
@@ -67,10 +71,22 @@ func PlanMarkdown(p *render.Plan) string {
 	if len(p.Groups) > 0 {
 		b.WriteString("\n| cluster type | assignment | added | changed | removed |\n|---|---|---|---|---|\n")
 	}
-	for _, g := range p.Groups {
+	table := b.Len()
+	for i, g := range p.Groups {
+		if b.Len()-table > maxPlanRows {
+			fmt.Fprintf(&b, "\n… and %s not listed.\n", plural.Count(len(p.Groups)-i, "more row"))
+			break
+		}
 		var n [3]int
 		for _, ch := range g.Changes {
-			n[map[render.ChangeKind]int{render.Added: 0, render.Changed: 1, render.Removed: 2}[ch.Kind]]++
+			switch ch.Kind {
+			case render.Added:
+				n[0]++
+			case render.Changed:
+				n[1]++
+			case render.Removed:
+				n[2]++
+			}
 		}
 		name := g.Assignment
 		if name == "" {

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -31,4 +32,17 @@ func TestTruncateAndPlanMarkdown(t *testing.T) {
 	require.Contains(t, md, "| small | b | 0 | 0 | 1 |")
 	require.Contains(t, md, "- `.github/tracking/Promoted_Commit_Id` changed")
 	require.Equal(t, "No changes.\n", PlanMarkdown(render.GroupChanges(nil, "")))
+
+	var many []render.Change
+	for i := range 5000 {
+		many = append(many, render.Change{Path: fmt.Sprintf("large/t-%04d/namespace.yaml", i), Kind: render.Added})
+	}
+	many = append(many, render.Change{Path: ".github/tracking/Promoted_Commit_Id", Kind: render.Changed})
+	md = PlanMarkdown(render.GroupChanges(many, ""))
+	require.Contains(t, md, "5000 files added, 1 changed, 0 removed.", "the counts are of every change")
+	require.Less(t, len(md), maxPlanRows+1000, "the table stops at its bound")
+	rows := strings.Count(md, "| large | t-")
+	require.Less(t, rows, 5000)
+	require.Contains(t, md, fmt.Sprintf("… and %d more rows not listed.", 5000-rows))
+	require.Contains(t, md, "- `.github/tracking/Promoted_Commit_Id` changed", "the other files are listed")
 }

@@ -115,9 +115,8 @@ func (r *Reconciler) Environment(ctx context.Context, env envref.Env) (*Outcome,
 // environmentOnce reads the inputs, renders and converges once.
 func (r *Reconciler) environmentOnce(ctx context.Context, env envref.Env, token string, first bool) (*Outcome, error) {
 	out := &Outcome{Env: env, firstRead: first}
-	ph := startPhases(ctx)
+	ctx, ph := startPhases(ctx)
 	defer ph.log(env.Name)
-	ctx = withPhases(ctx, ph)
 	snap, err := r.snapshot(ctx, env, token)
 	if err != nil {
 		r.results.drop(env)
