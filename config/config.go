@@ -51,6 +51,8 @@ type Config struct {
 	Preview        Preview   `yaml:"preview"`        // previews of pull requests
 	Render         Render    `yaml:"render"`         // bounds of template rendering
 	Fleet          Fleet     `yaml:"fleet"`          // fleet view, sign-in and badges
+	Store          Store     `yaml:"store"`          // the hub's database
+	Reports        Reports   `yaml:"reports"`        // cluster reports endpoint
 	Workers        int       `yaml:"workers"`        // webhook events processed at once
 	QueueSize      int       `yaml:"queueSize"`      // webhook events waiting for a worker
 	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one event
@@ -161,6 +163,8 @@ func Default(_ func(string) string) *Config {
 		Promotion: Promotion{PollInterval: Duration(15 * time.Second)},
 		Preview:   Preview{Enabled: true, Comment: true},
 		Fleet:     Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), RefreshInterval: Duration(DefaultFleetRefreshInterval)},
+		Store:     defaultStore(),
+		Reports:   defaultReports(),
 		Render: Render{
 			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
 			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,

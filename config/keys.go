@@ -83,7 +83,7 @@ func Keys() []Key {
 			integer(func(c *Config) *int { return &c.Render.MaxListLength })),
 		key(render.SettingTimeout, render.DefaultTimeout.String(), "Time limit of rendering one environment; assignments not rendered by then fail and keep their last output.",
 			dur(func(c *Config) *Duration { return &c.Render.Timeout })),
-	}, fleetKeys(), []Key{
+	}, fleetKeys(), storeKeys(), reportsKeys(), []Key{
 		key("workers", "4", "Number of webhook events processed at the same time.",
 			integer(func(c *Config) *int { return &c.Workers })),
 		key("queueSize", "100", "Webhook events waiting for a worker; when full, deliveries are answered 503.",

@@ -42,6 +42,8 @@ func (c *Config) problems() []string {
 	p = append(p, c.runtimeProblems()...)
 	p = append(p, c.tenancyProblems()...)
 	p = append(p, c.fleetProblems()...)
+	p = append(p, c.storeProblems()...)
+	p = append(p, c.reportsProblems()...)
 	return p
 }
 

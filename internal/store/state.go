@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// ObjectState is the newest report of one reconciler object of a cluster.
+type ObjectState struct {
+	Object       string
+	Source       string
+	GitOpsCommit string
+	State        string
+	Reason       string
+	Message      string
+	EventAt      time.Time
+	ReceivedAt   time.Time
+	Since        time.Time // since when the object reports this GitOps commit
+}
+
+// ClusterState is a registered cluster with the newest report of each of its objects.
+type ClusterState struct {
+	Name        string
+	ClusterType string
+	FirstSeen   time.Time
+	LastSeen    time.Time
+	Objects     []ObjectState // none when the cluster has only reports that were refused
+}
+
+// StateQuery selects clusters of one environment.
+type StateQuery struct {
+	ControlPlane, Environment string
+	ClusterType               string // "" for every cluster type
+	After                     string // only clusters named after this one (paging)
+	Limit                     int    // at most this many clusters (0: all)
+}
+
+// States lists the registered clusters that q selects, by name, with their objects' states.
+func (s *Store) States(ctx context.Context, q StateQuery) ([]ClusterState, error) {
+	where := `c.control_plane = ? AND c.environment = ? AND c.retired_at IS NULL AND c.name > ?`
+	args := []any{q.ControlPlane, q.Environment, q.After}
+	if q.ClusterType != "" {
+		where += ` AND c.cluster_type = ?`
+		args = append(args, q.ClusterType)
+	}
+	from := `clusters c`
+	if q.Limit > 0 {
+		from = `(SELECT * FROM clusters c WHERE ` + where + ` ORDER BY c.name LIMIT ?) c`
+		args = append(args, q.Limit)
+		where = `1 = 1`
+	}
+	rows, err := s.query(ctx, s.db, `SELECT c.name, c.cluster_type, c.first_seen, c.last_seen, s.object, s.source, s.gitops_commit,
+		s.state, s.reason, s.message, s.event_at, s.received_at, s.since_at
+		FROM `+from+` LEFT JOIN cluster_state s ON s.control_plane = c.control_plane AND s.environment = c.environment AND s.cluster = c.name
+		WHERE `+where+` ORDER BY c.name, s.object`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: states of %s/%s: %w", q.ControlPlane, q.Environment, err)
+	}
+	var out []ClusterState
+	err = eachRow(rows, func() error {
+		var c ClusterState
+		var first, last int64
+		var obj, src, commit, state, reason, msg sql.NullString
+		var ev, rec, since sql.NullInt64
+		if err := rows.Scan(&c.Name, &c.ClusterType, &first, &last, &obj, &src, &commit, &state, &reason, &msg, &ev, &rec, &since); err != nil {
+			return err
+		}
+		if len(out) == 0 || out[len(out)-1].Name != c.Name {
+			c.FirstSeen, c.LastSeen = fromMS(first), fromMS(last)
+			out = append(out, c)
+		}
+		if obj.Valid {
+			cur := &out[len(out)-1]
+			cur.Objects = append(cur.Objects, ObjectState{Object: obj.String, Source: src.String, GitOpsCommit: commit.String,
+				State: state.String, Reason: reason.String, Message: msg.String, EventAt: fromMS(ev.Int64),
+				ReceivedAt: fromMS(rec.Int64), Since: fromMS(since.Int64)})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// CommitCount is how many objects of an environment report a GitOps commit in a state.
+type CommitCount struct {
+	GitOpsCommit string
+	State        string
+	Objects      int
+	Clusters     int
+	Since        time.Time // the earliest time an object reported this commit
+}
+
+// CommitCounts groups the newest states of an environment's registered clusters by GitOps
+// commit and state.
+func (s *Store) CommitCounts(ctx context.Context, cp, env string) ([]CommitCount, error) {
+	rows, err := s.query(ctx, s.db, `SELECT s.gitops_commit, s.state, COUNT(*), COUNT(DISTINCT s.cluster), MIN(s.since_at)
+		FROM cluster_state s JOIN clusters c ON c.control_plane = s.control_plane AND c.environment = s.environment AND c.name = s.cluster
+		WHERE s.control_plane = ? AND s.environment = ? AND c.retired_at IS NULL
+		GROUP BY s.gitops_commit, s.state ORDER BY s.gitops_commit, s.state`, cp, env)
+	if err != nil {
+		return nil, fmt.Errorf("store: commits of %s/%s: %w", cp, env, err)
+	}
+	var out []CommitCount
+	err = eachRow(rows, func() error {
+		var c CommitCount
+		var since int64
+		err := rows.Scan(&c.GitOpsCommit, &c.State, &c.Objects, &c.Clusters, &since)
+		c.Since = fromMS(since)
+		out = append(out, c)
+		return err
+	})
+	return out, err
+}
+
+// HistoryEntry is one stored report.
+type HistoryEntry struct {
+	Cluster, Object, ClusterType, Source, GitOpsCommit, State, Reason, Message string
+	EventAt, ReceivedAt                                                        time.Time
+}
+
+// ClusterHistory lists the newest reports of one cluster, newest first, at most limit.
+func (s *Store) ClusterHistory(ctx context.Context, cp, env, cluster string, limit int) ([]HistoryEntry, error) {
+	rows, err := s.query(ctx, s.db, `SELECT cluster, object, cluster_type, source, gitops_commit, state, reason, message, event_at, received_at
+		FROM reports WHERE control_plane = ? AND environment = ? AND cluster = ? ORDER BY event_at DESC, id DESC LIMIT ?`,
+		cp, env, cluster, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: history of cluster %s: %w", cluster, err)
+	}
+	var out []HistoryEntry
+	err = eachRow(rows, func() error {
+		var h HistoryEntry
+		var ev, rec int64
+		err := rows.Scan(&h.Cluster, &h.Object, &h.ClusterType, &h.Source, &h.GitOpsCommit, &h.State, &h.Reason, &h.Message, &ev, &rec)
+		h.EventAt, h.ReceivedAt = fromMS(ev), fromMS(rec)
+		out = append(out, h)
+		return err
+	})
+	return out, err
+}
+
+// CountReports returns the number of stored reports.
+func (s *Store) CountReports(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM reports`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count reports: %w", err)
+	}
+	return n, nil
+}
