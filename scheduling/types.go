@@ -75,10 +75,21 @@ type Promotion struct {
 	Compliance *Compliance `yaml:"compliance"`                       // what counts as a compliant cluster
 }
 
-// Compliance says which commit statuses count as cluster compliance.
+// Compliance says which commit statuses count as cluster compliance and, for clusters that
+// report to the hub, which fraction of the registered clusters must be compliant.
 type Compliance struct {
-	Contexts    []string `yaml:"contexts"`    // glob patterns of status contexts, one per cluster
-	MinClusters int      `yaml:"minClusters"` // clusters that must report at least
+	Contexts     []string          `yaml:"contexts"`     // glob patterns of status contexts, one per cluster
+	MinClusters  int               `yaml:"minClusters"`  // clusters that must report at least
+	MinPercent   *int              `yaml:"minPercent"`   // registered clusters compliant, in percent (default 100)
+	MaxFailed    *int              `yaml:"maxFailed"`    // failed clusters tolerated (default 0)
+	ClusterTypes []ClusterTypeGate `yaml:"clusterTypes"` // the same, for the clusters of one cluster type
+}
+
+// ClusterTypeGate is the fractional gate of the clusters of one cluster type.
+type ClusterTypeGate struct {
+	Name       string `yaml:"name" required:"true"`
+	MinPercent *int   `yaml:"minPercent"`
+	MaxFailed  *int   `yaml:"maxFailed"`
 }
 
 // BaseRepo brings main's content, pinned to a commit, into an environment.
