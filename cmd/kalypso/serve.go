@@ -15,6 +15,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/hub"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -60,7 +61,12 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		ManifestHosts: cfg.AllowedManifestHosts(), MaxFileBytes: int64(cfg.Sources.MaxFileBytes)}))
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
-	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()))
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	promoter := promote.New(logger.WithContext(ctx), cache, clients, index, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
+		promote.WithReports(st))
 	core := &handlers.Core{Reconciler: rec, Index: index, Promoter: promoter, PreviewComments: cfg.Preview.Comment}
 	if cfg.Preview.Enabled {
 		core.Previews = rec
@@ -72,6 +78,12 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	}
 	if fleet != nil {
 		opts = append(opts, app.WithPublicRoutes(fleet.Register))
+	}
+	var reports *hub.Hub
+	if cfg.Reports.Enabled() {
+		reports = newHub(hubParts{cfg: cfg, store: st, list: installationsOf(clients), index: index, results: rec, cache: cache,
+			clients: clients, wake: promoter.WakeEnvironment, logger: logger})
+		opts = append(opts, app.WithPublicRoutes(reports.Register))
 	}
 	opts = append([]app.Option{
 		app.WithLogger(logger),
@@ -87,6 +99,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if fleet != nil {
 		startFleet(ctx, cfg, fleet, srv)
 	}
+	startHub(ctx, st, reports, srv)
 	return srv, nil
 }
 

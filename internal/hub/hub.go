@@ -78,6 +78,12 @@ func New(o Options) *Hub {
 	return h
 }
 
+// UseRegistry exports the hub's metrics in reg. Call it before Run.
+func (h *Hub) UseRegistry(reg metrics.Registry) {
+	h.opts.Registry = reg
+	h.metrics.use(reg)
+}
+
 // Run writes reports, describes new GitOps commits and retires silent clusters until ctx
 // ends; it returns when every loop has stopped.
 func (h *Hub) Run(ctx context.Context) {

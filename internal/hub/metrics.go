@@ -42,3 +42,14 @@ func (m *hubMetrics) count(outcome string) {
 	m.mu.Unlock()
 	c.Inc(1)
 }
+
+// use moves the counters to reg (the registry exported on /metrics).
+func (m *hubMetrics) use(reg metrics.Registry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reg = reg
+	_ = reg.Register(MetricBatchWrite, m.batch)
+	for outcome, c := range m.by {
+		_ = reg.Register(MetricReports+"[outcome:"+outcome+"]", c)
+	}
+}

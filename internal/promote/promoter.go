@@ -50,6 +50,7 @@ type Promoter struct {
 	poll    time.Duration
 	base    context.Context
 	waits   sync.Map // env key → *running
+	reports Reports  // the hub's store; nil: commit statuses only
 	wg      sync.WaitGroup
 }
 

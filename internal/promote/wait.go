@@ -30,6 +30,10 @@ type deployment struct {
 	Started  time.Time // when the wait began (the timeout counts from here)
 	ID       int64     // the GitHub Deployment
 	expected []string
+	// historyID is the deployment's record in the hub's store (0: none); detail is the
+	// verdict with the gate's details, for the GitHub Deployment's status.
+	historyID int64
+	detail    string
 }
 
 // payload is stored in the GitHub Deployment, so later deployments know where this one landed.
@@ -100,12 +104,12 @@ func (p *Promoter) run(ctx context.Context, d *deployment, wake <-chan struct{})
 	d.expected = p.expectedClusters(ctx, d)
 	last := ""
 	for {
-		ok, failed, err := p.observe(ctx, d)
+		v, err := p.look(ctx, d)
 		if err != nil {
 			logger(p.base).Warn().Err(err).Str("environment", d.Env).Msg("polling cluster statuses")
 		}
-		v := judge(d, p.now(), ok, failed, err == nil)
 		if v.final {
+			p.recordFinish(ctx, d, v)
 			return p.finish(ctx, d, v.success, v.desc)
 		}
 		if v.desc != last {
@@ -127,6 +131,7 @@ func (p *Promoter) run(ctx context.Context, d *deployment, wake <-chan struct{})
 type verdict struct {
 	final, success bool
 	desc           string
+	details        string // the hub gate's details: counts, stragglers and failures
 }
 
 // judge decides a wait from the compliant clusters and the first failed one: a failure ends it,
