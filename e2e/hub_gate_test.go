@@ -99,8 +99,6 @@ func devGate(extra string) string {
 	return "    timeout: 10m\n    compliance:\n      minPercent: 95\n      maxFailed: 0\n" + extra
 }
 
-
-
 func TestE2EHubGateOnSQLite(t *testing.T) {
 	hubGateScenario(t, "KALYPSO_STORE_PATH="+t.TempDir()+"/hub.db")
 }
