@@ -221,5 +221,30 @@ func metricHelp(name string) string {
 	case "kalypso_fleet_lead_time_seconds":
 		return "Time from a main commit to its successful deployment to an environment."
 	}
+	return hubHelp(name)
+}
+
+// hubHelp describes the metrics of the Deployment Observability Hub.
+func hubHelp(name string) string {
+	switch name {
+	case "kalypso_hub_reports_total":
+		return "Cluster reports received, by outcome (accepted, replayed, over_cap, unauthenticated, invalid, stale, unattributed, too_large, busy, error)."
+	case "kalypso_hub_batch_write_seconds":
+		return "Duration of one group commit of reports to the store."
+	case "kalypso_hub_clusters":
+		return "Clusters of an environment in the hub's inventory: registered, compliant with the desired GitOps commit, failed."
+	case "kalypso_hub_clusters_behind":
+		return "Registered clusters not on their environment's desired GitOps commit."
+	case "kalypso_hub_drift_seconds":
+		return "How long the longest-behind cluster of an environment has been behind its desired GitOps commit."
+	case "kalypso_hub_deployments_per_day":
+		return "DORA deployment frequency: successful deployments per day over the last 30 days."
+	case "kalypso_hub_lead_time_seconds":
+		return "DORA lead time for changes: median time from a main commit to its deployment, last 30 days."
+	case "kalypso_hub_change_failure_ratio":
+		return "DORA change failure rate: failed deployments over finished ones, last 30 days."
+	case "kalypso_hub_time_to_restore_seconds":
+		return "DORA time to restore: median time from a failed deployment to the next success, last 30 days."
+	}
 	return ""
 }

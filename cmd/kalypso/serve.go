@@ -16,6 +16,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/hub"
+	"github.com/kalypso-gitops/kalypso/internal/hubview"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -84,6 +85,10 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		reports = newHub(hubParts{cfg: cfg, store: st, list: installationsOf(clients), index: index, results: rec, cache: cache,
 			clients: clients, wake: promoter.WakeEnvironment, logger: logger})
 		opts = append(opts, app.WithPublicRoutes(reports.Register))
+		if fleet != nil && cfg.Fleet.Enabled {
+			views := hubview.New(reports, fleet.Reader, fleetview.ErrNoSession, logger.With().Str("component", "hub").Logger())
+			opts = append(opts, app.WithPublicRoutes(views.Register))
+		}
 	}
 	opts = append([]app.Option{
 		app.WithLogger(logger),

@@ -46,7 +46,9 @@ type Options struct {
 	Directory *Directory
 	Keys      Keys
 	Limits    Limits
-	Describe  Describer // nil: commits are not described
+	Describe  Describer    // nil: commits are not described
+	Desired   DesiredState // the rendered environments (nil: no workloads, no comparison)
+	Head      Head         // the GitOps branch heads (nil: no drift)
 	// OnReport is called after reports of an environment were stored (wakes its gate).
 	OnReport func(controlPlane, environment string)
 	Registry metrics.Registry // nil: a private registry
@@ -60,6 +62,7 @@ type Hub struct {
 	slots   chan struct{}
 	batch   *batcher
 	known   *commitCache
+	heads   *headCache
 	metrics *hubMetrics
 	wg      sync.WaitGroup
 }
@@ -73,7 +76,7 @@ func New(o Options) *Hub {
 		o.Registry = metrics.NewRegistry()
 	}
 	h := &Hub{opts: o, slots: make(chan struct{}, max(1, o.Limits.MaxConcurrent)), known: newCommitCache(),
-		metrics: newHubMetrics(o.Registry)}
+		heads: newHeadCache(o.Head, o.Now), metrics: newHubMetrics(o.Registry)}
 	h.batch = newBatcher(max(1, o.Limits.MaxConcurrent), h.write, h.written)
 	return h
 }
@@ -87,7 +90,7 @@ func (h *Hub) UseRegistry(reg metrics.Registry) {
 // Run writes reports, describes new GitOps commits and retires silent clusters until ctx
 // ends; it returns when every loop has stopped.
 func (h *Hub) Run(ctx context.Context) {
-	loops := []func(context.Context){h.batch.run, h.known.run(h.describe), h.maintain}
+	loops := []func(context.Context){h.batch.run, h.known.run(h.describe), h.maintain, h.gauges}
 	for _, loop := range loops {
 		h.wg.Add(1)
 		go func() { defer h.wg.Done(); loop(ctx) }()

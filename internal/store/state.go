@@ -33,6 +33,7 @@ type ClusterState struct {
 type StateQuery struct {
 	ControlPlane, Environment string
 	ClusterType               string // "" for every cluster type
+	Name                      string // "" for every cluster, else only this one
 	After                     string // only clusters named after this one (paging)
 	Limit                     int    // at most this many clusters (0: all)
 }
@@ -44,6 +45,10 @@ func (s *Store) States(ctx context.Context, q StateQuery) ([]ClusterState, error
 	if q.ClusterType != "" {
 		where += ` AND c.cluster_type = ?`
 		args = append(args, q.ClusterType)
+	}
+	if q.Name != "" {
+		where += ` AND c.name = ?`
+		args = append(args, q.Name)
 	}
 	from := `clusters c`
 	if q.Limit > 0 {
@@ -82,8 +87,10 @@ func (s *Store) States(ctx context.Context, q StateQuery) ([]ClusterState, error
 	return out, err
 }
 
-// CommitCount is how many objects of an environment report a GitOps commit in a state.
+// CommitCount is how many objects of an environment's cluster type report a GitOps commit
+// in a state.
 type CommitCount struct {
+	ClusterType  string
 	GitOpsCommit string
 	State        string
 	Objects      int
@@ -91,13 +98,13 @@ type CommitCount struct {
 	Since        time.Time // the earliest time an object reported this commit
 }
 
-// CommitCounts groups the newest states of an environment's registered clusters by GitOps
-// commit and state.
+// CommitCounts groups the newest states of an environment's registered clusters by cluster
+// type, GitOps commit and state.
 func (s *Store) CommitCounts(ctx context.Context, cp, env string) ([]CommitCount, error) {
-	rows, err := s.query(ctx, s.db, `SELECT s.gitops_commit, s.state, COUNT(*), COUNT(DISTINCT s.cluster), MIN(s.since_at)
+	rows, err := s.query(ctx, s.db, `SELECT s.cluster_type, s.gitops_commit, s.state, COUNT(*), COUNT(DISTINCT s.cluster), MIN(s.since_at)
 		FROM cluster_state s JOIN clusters c ON c.control_plane = s.control_plane AND c.environment = s.environment AND c.name = s.cluster
 		WHERE s.control_plane = ? AND s.environment = ? AND c.retired_at IS NULL
-		GROUP BY s.gitops_commit, s.state ORDER BY s.gitops_commit, s.state`, cp, env)
+		GROUP BY s.cluster_type, s.gitops_commit, s.state ORDER BY s.cluster_type, s.gitops_commit, s.state`, cp, env)
 	if err != nil {
 		return nil, fmt.Errorf("store: commits of %s/%s: %w", cp, env, err)
 	}
@@ -105,7 +112,7 @@ func (s *Store) CommitCounts(ctx context.Context, cp, env string) ([]CommitCount
 	err = eachRow(rows, func() error {
 		var c CommitCount
 		var since int64
-		err := rows.Scan(&c.GitOpsCommit, &c.State, &c.Objects, &c.Clusters, &since)
+		err := rows.Scan(&c.ClusterType, &c.GitOpsCommit, &c.State, &c.Objects, &c.Clusters, &since)
 		c.Since = fromMS(since)
 		out = append(out, c)
 		return err

@@ -193,7 +193,7 @@ func TestNewestReportByEventTimeWinsAndSinceIsKept(t *testing.T) {
 		require.Len(t, hist, 4, "every accepted report is in the history")
 		counts, err := s.CommitCounts(ctx, "org/cp", "dev")
 		require.NoError(t, err)
-		require.Equal(t, []store.CommitCount{{GitOpsCommit: "bbb", State: store.StateFailure, Objects: 1, Clusters: 1, Since: newer.EventAt}}, counts)
+		require.Equal(t, []store.CommitCount{{ClusterType: "large", GitOpsCommit: "bbb", State: store.StateFailure, Objects: 1, Clusters: 1, Since: newer.EventAt}}, counts)
 	})
 }
 
