@@ -53,6 +53,7 @@ type hubParts struct {
 func newHub(p hubParts) *hub.Hub {
 	r := p.cfg.Reports
 	dir := hub.NewDirectory(hubTargets(p.list, p.index, p.results), hubDirectoryRefresh, hubDirectoryMinRetry, time.Now)
+	dir.UseClusterTypes(func(t hub.Target) []string { return clusterTypes(envOf(t), p.results) })
 	return hub.New(hub.Options{
 		Store: p.store, Directory: dir, Keys: reportKeys(r), OnReport: p.wake, Describe: hubDescriber(p.cache, p.clients),
 		Desired: desiredStates(p.results), Head: gitopsHeads(p.cache, p.clients),
@@ -97,14 +98,23 @@ func hubTargets(list func(ctx context.Context) ([]int64, error), index *envref.I
 func target(info envref.EnvInfo, results fleetview.Results) hub.Target {
 	t := hub.Target{Installation: info.Env.Installation, ControlPlane: info.Env.ControlPlane.String(), Environment: info.Env.Name,
 		GitOpsRepo: info.GitOps.String(), GitOpsBranch: info.GitOpsBranch, GitOpsPath: info.GitOpsPath}
-	if res, _, ok := results.LastResult(info.Env); ok && res.Snapshot != nil {
-		t.ClusterTypes = []string{}
-		for _, ct := range res.Snapshot.ClusterTypes {
-			t.ClusterTypes = append(t.ClusterTypes, ct.Name)
-		}
-		slices.Sort(t.ClusterTypes)
-	}
+	t.ClusterTypes = clusterTypes(info.Env, results)
 	return t
+}
+
+// clusterTypes lists the cluster types of the environment's last rendered result, sorted;
+// nil when this replica has not rendered it yet.
+func clusterTypes(env envref.Env, results fleetview.Results) []string {
+	res, _, ok := results.LastResult(env)
+	if !ok || res.Snapshot == nil {
+		return nil
+	}
+	out := []string{}
+	for _, ct := range res.Snapshot.ClusterTypes {
+		out = append(out, ct.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // hubDescriber reads a GitOps commit's provenance from the git cache.

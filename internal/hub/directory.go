@@ -46,6 +46,19 @@ type Directory struct {
 
 	snap    atomic.Pointer[dirSnapshot]
 	loading sync.Mutex
+	types   func(Target) []string // nil: Target.ClusterTypes
+}
+
+// UseClusterTypes makes the directory read an environment's cluster types from types at each
+// lookup (what the app has rendered by then) instead of the snapshot's.
+func (d *Directory) UseClusterTypes(types func(Target) []string) { d.types = types }
+
+// withTypes returns t with its current cluster types.
+func (d *Directory) withTypes(t Target) Target {
+	if d.types != nil {
+		t.ClusterTypes = d.types(t)
+	}
+	return t
 }
 
 type dirSnapshot struct {
@@ -161,7 +174,7 @@ func attribute(ctx context.Context, dir *Directory, keys Keys, auth Authenticate
 		}
 		return Target{}, &Refusal{422, fmt.Sprintf("GitOps branch %q belongs to %s: name the control plane in %s", e.Branch, strings.Join(names, ", "), HeaderControlPlane)}
 	}
-	t := match[0]
+	t := dir.withTypes(match[0])
 	switch {
 	case t.ClusterTypes == nil:
 		return Target{}, &Refusal{503, fmt.Sprintf("environment %s is not loaded yet; retry", t.Key())}

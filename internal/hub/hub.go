@@ -120,6 +120,7 @@ func (h *Hub) written(batch []store.Report, outcomes []store.Outcome) {
 			}
 		}
 		h.known.see(r.ControlPlane, r.Environment, r.GitOpsCommit)
+		h.heads.saw(r.ControlPlane+"/"+r.Environment, r.GitOpsCommit)
 	}
 }
 

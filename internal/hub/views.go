@@ -73,3 +73,14 @@ func (c *headCache) get(ctx context.Context, t Target) (string, time.Time) {
 	c.mu.Unlock()
 	return sha, at
 }
+
+// saw notes that a cluster of an environment reported commit sha: a commit other than the
+// cached head means the branch may have moved, so the head is read again on next use.
+func (c *headCache) saw(key, sha string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h, ok := c.m[key]; ok && h.sha != sha {
+		h.fetched = time.Time{}
+		c.m[key] = h
+	}
+}
