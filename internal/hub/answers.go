@@ -117,25 +117,20 @@ func (h *Hub) Drift(ctx context.Context, cp, env string) (Drift, error) {
 	if d.DesiredCommit == "" {
 		return d, nil
 	}
-	states, err := h.opts.Store.States(ctx, store.StateQuery{ControlPlane: cp, Environment: env})
+	n, states, err := h.opts.Store.Behind(ctx, cp, env, d.DesiredCommit, maxDriftListed)
 	if err != nil {
 		return d, err
 	}
+	d.BehindCount = n
 	now := h.opts.Now()
 	for _, s := range states {
 		c := clusterInfo(s, nil, nil, d.DesiredCommit)
-		if !c.Behind {
-			continue
+		since := d.DesiredSince
+		if s.FirstSeen.After(since) {
+			since = s.FirstSeen
 		}
-		d.BehindCount++
-		if len(d.Behind) < maxDriftListed {
-			since := d.DesiredSince
-			if s.FirstSeen.After(since) {
-				since = s.FirstSeen
-			}
-			d.Behind = append(d.Behind, DriftEntry{Cluster: c.Name, ClusterType: c.ClusterType, GitOpsCommit: c.GitOpsCommit, State: c.State,
-				BehindSince: since, BehindSeconds: int64(now.Sub(since).Seconds())})
-		}
+		d.Behind = append(d.Behind, DriftEntry{Cluster: c.Name, ClusterType: c.ClusterType, GitOpsCommit: c.GitOpsCommit, State: c.State,
+			BehindSince: since, BehindSeconds: int64(now.Sub(since).Seconds())})
 	}
 	slices.SortStableFunc(d.Behind, func(a, b DriftEntry) int { return a.BehindSince.Compare(b.BehindSince) })
 	return d, nil

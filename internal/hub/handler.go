@@ -114,7 +114,7 @@ func (h *Hub) store(w http.ResponseWriter, r *http.Request, t Target, ev Event, 
 	digest.Write(body)
 	rep := store.Report{ControlPlane: t.ControlPlane, Environment: t.Environment, ClusterType: ev.ClusterType, Cluster: ev.Cluster,
 		Object: ev.Object, Source: ev.Source, GitOpsCommit: ev.Commit, State: ev.State, Reason: ev.Reason, Message: ev.Message,
-		EventAt: ev.Timestamp, ReceivedAt: h.opts.Now(), Digest: hex.EncodeToString(digest.Sum(nil))}
+		EventAt: ev.Timestamp, ReceivedAt: h.opts.Now(), Digest: hex.EncodeToString(digest.Sum(nil)[:16])}
 	outcome, err := h.batch.submit(r.Context(), rep)
 	switch {
 	case err != nil:

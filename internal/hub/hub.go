@@ -24,6 +24,7 @@ type Store interface {
 	Deployments(ctx context.Context, cp, env string, since time.Time, limit int) ([]store.Deployment, error)
 	Events(ctx context.Context, cp, env string, limit int) ([]store.ClusterEvent, error)
 	ClusterCount(ctx context.Context, cp, env string) (int, error)
+	Behind(ctx context.Context, cp, env, commit string, limit int) (int, []store.ClusterState, error)
 }
 
 // Limits bound what reports may cost and make the app keep (the reports.* settings).

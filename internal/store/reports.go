@@ -114,12 +114,12 @@ func (s *Store) checkReplay(ctx context.Context, tx *sql.Tx, batch []Report, out
 		}
 		first[r.Digest] = i
 		digests = append(digests, r.Digest)
-		args = append(args, r.Digest, ms(r.EventAt.Add(window)))
+		args = append(args, ms(r.EventAt), r.Digest, ms(r.EventAt.Add(window)))
 	}
 	fresh := map[string]bool{}
-	err := s.chunked(len(digests), 2, func(lo, hi int) error {
-		rows, err := s.query(ctx, tx, `INSERT INTO replay (digest, expires_at) VALUES `+placeholders(hi-lo, 2)+
-			` ON CONFLICT (digest) DO NOTHING RETURNING digest`, args[2*lo:2*hi]...)
+	err := s.chunked(len(digests), 3, func(lo, hi int) error {
+		rows, err := s.query(ctx, tx, `INSERT INTO replay (event_at, digest, expires_at) VALUES `+placeholders(hi-lo, 3)+
+			` ON CONFLICT (event_at, digest) DO NOTHING RETURNING digest`, args[3*lo:3*hi]...)
 		if err != nil {
 			return fmt.Errorf("replay cache: %w", err)
 		}
@@ -229,6 +229,7 @@ func (s *Store) registerIn(ctx context.Context, tx *sql.Tx, k envKey, batch []Re
 		return err
 	}
 	refused := map[string]bool{}
+	var joined []Report
 	for _, i := range joining {
 		r := batch[i]
 		if maxClusters > 0 && count >= int64(maxClusters) {
@@ -236,9 +237,10 @@ func (s *Store) registerIn(ctx context.Context, tx *sql.Tx, k envKey, batch []Re
 			continue
 		}
 		count++
-		if err := s.joinCluster(ctx, tx, r, known[r.Cluster].retired); err != nil {
-			return err
-		}
+		joined = append(joined, r)
+	}
+	if err := s.joinClusters(ctx, tx, joined, known); err != nil {
+		return err
 	}
 	for _, i := range idx {
 		if refused[batch[i].Cluster] {
@@ -289,23 +291,47 @@ func (s *Store) lockCount(ctx context.Context, tx *sql.Tx, k envKey) (int64, err
 	return n, nil
 }
 
-// joinCluster registers a new cluster, or brings a retired one back, and records it.
-func (s *Store) joinCluster(ctx context.Context, tx *sql.Tx, r Report, returning bool) error {
-	at := ms(r.ReceivedAt)
-	kind, detail := ClusterRegistered, "first report, cluster type "+r.ClusterType
-	if returning {
-		kind, detail = ClusterReturned, "reported again after retirement, cluster type "+r.ClusterType
+// joinClusters registers new clusters, or brings retired ones back, and records each.
+func (s *Store) joinClusters(ctx context.Context, tx *sql.Tx, joined []Report, known map[string]knownCluster) error {
+	err := s.chunked(len(joined), 6, func(lo, hi int) error {
+		var args []any
+		for _, r := range joined[lo:hi] {
+			at := ms(r.ReceivedAt)
+			args = append(args, r.ControlPlane, r.Environment, r.Cluster, r.ClusterType, at, at)
+		}
+		_, err := s.exec(ctx, tx, `INSERT INTO clusters (control_plane, environment, name, cluster_type, first_seen, last_seen) VALUES `+
+			placeholders(hi-lo, 6)+` ON CONFLICT (control_plane, environment, name) DO UPDATE SET retired_at = NULL, last_seen = excluded.last_seen`, args...)
+		if err != nil {
+			return fmt.Errorf("register clusters: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if _, err := s.exec(ctx, tx, `INSERT INTO clusters (control_plane, environment, name, cluster_type, first_seen, last_seen)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (control_plane, environment, name) DO UPDATE SET retired_at = NULL, last_seen = excluded.last_seen`,
-		r.ControlPlane, r.Environment, r.Cluster, r.ClusterType, at, at); err != nil {
-		return fmt.Errorf("register cluster %s: %w", r.Cluster, err)
-	}
-	return s.recordEvent(ctx, tx, r.ControlPlane, r.Environment, r.Cluster, at, kind, detail)
+	return s.chunked(len(joined), 6, func(lo, hi int) error {
+		var args []any
+		for _, r := range joined[lo:hi] {
+			kind, detail := ClusterRegistered, "first report, cluster type "+r.ClusterType
+			if known[r.Cluster].retired {
+				kind, detail = ClusterReturned, "reported again after retirement, cluster type "+r.ClusterType
+			}
+			args = append(args, r.ControlPlane, r.Environment, r.Cluster, ms(r.ReceivedAt), kind, detail)
+		}
+		_, err := s.exec(ctx, tx, `INSERT INTO cluster_events (control_plane, environment, cluster, at, kind, detail) VALUES `+placeholders(hi-lo, 6), args...)
+		if err != nil {
+			return fmt.Errorf("record registrations: %w", err)
+		}
+		return nil
+	})
 }
 
-// touchClusters moves the last-seen time of the reporting clusters forward and records a
-// change of cluster type.
+// lastSeenStep is the resolution of a cluster's last-seen time, in milliseconds: a report
+// less than a minute after the stored time leaves the row untouched (no page to write).
+const lastSeenStep = 60000
+
+// touchClusters moves the last-seen time of the reporting clusters forward (to the minute)
+// and takes a change of cluster type.
 func (s *Store) touchClusters(ctx context.Context, tx *sql.Tx, kept []Report) error {
 	last := map[clusterKey]Report{}
 	for _, r := range kept {
@@ -325,8 +351,8 @@ func (s *Store) touchClusters(ctx context.Context, tx *sql.Tx, kept []Report) er
 		}
 		_, err := s.exec(ctx, tx, `INSERT INTO clusters (control_plane, environment, name, cluster_type, first_seen, last_seen) VALUES `+
 			placeholders(hi-lo, 6)+` ON CONFLICT (control_plane, environment, name) DO UPDATE SET
-			last_seen = CASE WHEN excluded.last_seen > clusters.last_seen THEN excluded.last_seen ELSE clusters.last_seen END,
-			cluster_type = excluded.cluster_type`, args...)
+			last_seen = excluded.last_seen, cluster_type = excluded.cluster_type
+			WHERE excluded.last_seen > clusters.last_seen + ? OR excluded.cluster_type <> clusters.cluster_type`, append(args, lastSeenStep)...)
 		if err != nil {
 			return fmt.Errorf("inventory: %w", err)
 		}

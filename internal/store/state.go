@@ -154,3 +154,37 @@ func (s *Store) CountReports(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// Behind counts the registered clusters of an environment with an object whose newest
+// report is about another GitOps commit than commit, and lists the first of them by name
+// (at most limit objects), each with those objects.
+func (s *Store) Behind(ctx context.Context, cp, env, commit string, limit int) (int, []ClusterState, error) {
+	const from = ` FROM cluster_state s JOIN clusters c ON c.control_plane = s.control_plane AND c.environment = s.environment AND c.name = s.cluster
+		WHERE s.control_plane = ? AND s.environment = ? AND c.retired_at IS NULL AND s.gitops_commit <> ?`
+	var n int
+	if err := s.queryRow(ctx, s.db, `SELECT COUNT(DISTINCT s.cluster)`+from, cp, env, commit).Scan(&n); err != nil {
+		return 0, nil, fmt.Errorf("store: clusters behind in %s/%s: %w", cp, env, err)
+	}
+	rows, err := s.query(ctx, s.db, `SELECT c.name, c.cluster_type, c.first_seen, c.last_seen, s.object, s.gitops_commit, s.state, s.event_at, s.since_at`+
+		from+` ORDER BY c.name, s.object LIMIT ?`, cp, env, commit, limit)
+	if err != nil {
+		return 0, nil, fmt.Errorf("store: clusters behind in %s/%s: %w", cp, env, err)
+	}
+	var out []ClusterState
+	err = eachRow(rows, func() error {
+		var c ClusterState
+		var o ObjectState
+		var first, last, ev, since int64
+		if err := rows.Scan(&c.Name, &c.ClusterType, &first, &last, &o.Object, &o.GitOpsCommit, &o.State, &ev, &since); err != nil {
+			return err
+		}
+		o.EventAt, o.Since = fromMS(ev), fromMS(since)
+		if len(out) == 0 || out[len(out)-1].Name != c.Name {
+			c.FirstSeen, c.LastSeen = fromMS(first), fromMS(last)
+			out = append(out, c)
+		}
+		out[len(out)-1].Objects = append(out[len(out)-1].Objects, o)
+		return nil
+	})
+	return n, out, err
+}

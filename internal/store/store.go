@@ -79,7 +79,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 
 // openSQLite opens a file in WAL mode, or a private in-memory database on one connection.
 func openSQLite(path string) (*sql.DB, error) {
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=cache_size(-32768)&_txlock=immediate"
 	if path == "" {
 		db, err := sql.Open("sqlite", "file::memory:?"+pragmas)
 		if err == nil {

@@ -72,11 +72,13 @@ CREATE INDEX reports_by_cluster ON reports (control_plane, environment, cluster,
 CREATE INDEX reports_by_received ON reports (received_at);
 
 -- Digests of accepted report bodies, kept for the replay window, shared by every replica.
+-- A replayed body has the same event time, so the key leads with it: inserts append.
 CREATE TABLE replay (
-    digest     TEXT PRIMARY KEY,
-    expires_at BIGINT NOT NULL
+    event_at   BIGINT NOT NULL,
+    digest     TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (event_at, digest)
 );
-CREATE INDEX replay_by_expiry ON replay (expires_at);
 
 -- What a GitOps commit deploys: the main commit it promotes and its source commits.
 CREATE TABLE gitops_commits (
