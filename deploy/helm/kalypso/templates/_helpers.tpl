@@ -82,6 +82,9 @@ use instead.
 {{- fail (printf "config.github.app.%s is set by the chart from a Secret: use github.existingSecret or github.privateKey and github.webhookSecret" $k) }}
 {{- end }}
 {{- end }}
+{{- if and (include "kalypso.storeDir" .) (gt (int .Values.replicaCount) 1) }}
+{{- fail "config.store.path is an SQLite file, which serves one replica: set replicaCount 1, or store.driver postgres (docs/hub.md)" }}
+{{- end }}
 {{- if and .Values.github.existingSecret (or .Values.github.privateKey .Values.github.webhookSecret) }}
 {{- fail "set either github.existingSecret or github.privateKey and github.webhookSecret, not both" }}
 {{- end }}
@@ -90,4 +93,12 @@ use instead.
 {{/* The git cache directory (config.cache.dir), empty when the cache is in memory. */}}
 {{- define "kalypso.cacheDir" -}}
 {{- dig "cache" "dir" "" (.Values.config | default dict) }}
+{{- end }}
+
+{{/* The folder of the hub's SQLite file (config.store.path), empty when none is set or
+the store is PostgreSQL. */}}
+{{- define "kalypso.storeDir" -}}
+{{- $c := .Values.config | default dict }}
+{{- $p := dig "store" "path" "" $c }}
+{{- if and $p (ne (dig "store" "driver" "sqlite" $c) "postgres") }}{{ dir $p }}{{ end }}
 {{- end }}
