@@ -74,7 +74,7 @@ func reportsKeys() []Key {
 			byteSize(func(c *Config) *ByteSize { return &c.Reports.MaxBodyBytes })),
 		key("reports.maxConcurrent", "512", "Report requests handled at the same time; further ones are answered 503 with Retry-After, unread.",
 			integer(func(c *Config) *int { return &c.Reports.MaxConcurrent })),
-		key("reports.maxClustersPerEnvironment", "100000", "Most clusters one environment may register; reports of further new clusters are refused (429).",
+		key("reports.maxClustersPerEnvironment", "100000", "Most clusters one environment may register; reports of further new clusters are refused (403).",
 			integer(func(c *Config) *int { return &c.Reports.MaxClustersPerEnvironment })),
 		key("reports.retireAfter", "168h", "A cluster silent for this long is retired from its environment's inventory (recorded, and it returns on its next report); 0 never retires.",
 			dur(func(c *Config) *Duration { return &c.Reports.RetireAfter })),
