@@ -140,7 +140,9 @@ func hubGateScenario(t *testing.T, storeEnv ...string) {
 	w.eventually(func() bool {
 		return strings.Contains(w.logs.String(), "not compliant: "+strings.Join(quiet, ", "))
 	}, "the verdict names the ten silent clusters")
-	require.Contains(t, w.deploymentStatus("dev", main2), "not compliant: a-silent-00, a-silent-01", "the GitHub Deployment names them too")
+	w.eventually(func() bool {
+		return strings.Contains(w.deploymentStatus("dev", main2), "not compliant: a-silent-00, a-silent-01")
+	}, "the GitHub Deployment names them too")
 
 	// 3. One cluster fails, beyond maxFailed 0: the gate fails and names it.
 	main3 := w.commit(sample.ControlPlane, "main", map[string]*string{".environments/dev.yaml": str(environmentDoc("dev", devGate("      minClusters: 1\n")))})
@@ -148,7 +150,9 @@ func hubGateScenario(t *testing.T, storeEnv ...string) {
 	w.report("c-007", "large", merge3, true)
 	w.reportAll(loud[10:], merge3)
 	w.waitStatus("dev", main3, "failure", "cluster c-007 failed")
-	require.Contains(t, w.deploymentStatus("dev", main3), "1 failed, more than maxFailed 0: c-007")
+	w.eventually(func() bool {
+		return strings.Contains(w.deploymentStatus("dev", main3), "1 failed, more than maxFailed 0: c-007")
+	}, "the GitHub Deployment names the failed cluster")
 }
 
 // reportRefusals plays the attacker against the reports endpoint: forged, unsigned, replayed and

@@ -19,7 +19,9 @@ import (
 // Reports is what the compliance gate reads from and records in the hub's store
 // (implemented by *store.Store).
 type Reports interface {
-	States(ctx context.Context, q store.StateQuery) ([]store.ClusterState, error)
+	ClusterCount(ctx context.Context, cp, env string) (int, error)
+	GateCounts(ctx context.Context, cp, env string, allowed []string) ([]store.TypeCount, error)
+	GateNames(ctx context.Context, cp, env string, allowed []string, verdict, clusterType string, limit int) ([]string, error)
 	StartDeployment(ctx context.Context, d store.Deployment) (int64, error)
 	FinishDeployment(ctx context.Context, id int64, state, desc string, at time.Time) error
 }
@@ -42,14 +44,26 @@ func (p *Promoter) WakeEnvironment(controlPlane, env string) {
 // else from the commit statuses of the GitOps commits.
 func (p *Promoter) look(ctx context.Context, d *deployment) (verdict, error) {
 	if p.reports != nil {
-		states, err := p.reports.States(ctx, store.StateQuery{ControlPlane: d.ControlPlane.String(), Environment: d.Env})
-		if err == nil && len(states) > 0 {
+		cp := d.ControlPlane.String()
+		n, err := p.reports.ClusterCount(ctx, cp, d.Env)
+		if err == nil && n > 0 {
 			p.recordStart(ctx, d)
 			allowed, err := p.descendants(ctx, d)
 			if err != nil {
 				return verdict{desc: waitingDesc(0, d.Stage.MinClusters)}, err
 			}
-			return gateVerdict(d.Stage, p.now().Sub(d.Started), states, allowed), nil
+			counts, err := p.reports.GateCounts(ctx, cp, d.Env, allowed)
+			if err != nil {
+				return verdict{desc: waitingDesc(0, d.Stage.MinClusters)}, err
+			}
+			names := func(v, clusterType string) []string {
+				list, err := p.reports.GateNames(ctx, cp, d.Env, allowed, v, clusterType, namesShown)
+				if err != nil {
+					logger(p.base).Warn().Err(err).Str("environment", d.Env).Msg("naming clusters of a verdict")
+				}
+				return list
+			}
+			return gateVerdict(d.Stage, p.now().Sub(d.Started), gateFacts{counts: counts, names: names}), nil
 		}
 		if err != nil {
 			logger(p.base).Warn().Err(err).Str("environment", d.Env).Msg("reading the hub's inventory; reading commit statuses instead")
@@ -114,118 +128,89 @@ func (p *Promoter) recordFinish(ctx context.Context, d *deployment, v verdict) {
 // namesShown is how many clusters a verdict names before it counts the rest.
 const namesShown = 10
 
-// tally classifies the registered clusters of a gate.
-type tally struct {
-	registered         int
-	compliant          []string
-	failed, stragglers []string
+// gateFacts is what a gate decides on: the clusters counted per cluster type by verdict, and
+// the first names of a verdict (store.VerdictFailed or VerdictStraggler; "" for every type).
+type gateFacts struct {
+	counts []store.TypeCount
+	names  func(verdict, clusterType string) []string
 }
 
-// clusterVerdict classifies a cluster: failed when an object failed on an allowed commit,
-// compliant when every object succeeded on one, otherwise a straggler.
-func clusterVerdict(c store.ClusterState, allowed map[string]bool) string {
-	if len(c.Objects) == 0 {
-		return store.StatePending
-	}
-	ok := true
-	for _, o := range c.Objects {
-		switch {
-		case allowed[o.GitOpsCommit] && o.State == store.StateFailure:
-			return store.StateFailure
-		case !allowed[o.GitOpsCommit] || o.State != store.StateSuccess:
-			ok = false
-		}
-	}
-	if ok {
-		return store.StateSuccess
-	}
-	return store.StatePending
-}
-
-// count tallies the clusters that keep selects.
-func count(states []store.ClusterState, allowed map[string]bool, keep func(store.ClusterState) bool) tally {
-	var t tally
-	for _, c := range states {
-		if !keep(c) {
-			continue
-		}
-		t.registered++
-		switch clusterVerdict(c, allowed) {
-		case store.StateSuccess:
-			t.compliant = append(t.compliant, c.Name)
-		case store.StateFailure:
-			t.failed = append(t.failed, c.Name)
-		default:
-			t.stragglers = append(t.stragglers, c.Name)
-		}
+// total sums the counts of every cluster type.
+func (f gateFacts) total() store.TypeCount {
+	var t store.TypeCount
+	for _, c := range f.counts {
+		t.Registered += c.Registered
+		t.Compliant += c.Compliant
+		t.Failed += c.Failed
 	}
 	return t
+}
+
+// of returns the counts of one cluster type.
+func (f gateFacts) of(clusterType string) store.TypeCount {
+	for _, c := range f.counts {
+		if c.ClusterType == clusterType {
+			return c
+		}
+	}
+	return store.TypeCount{ClusterType: clusterType}
 }
 
 // gateVerdict decides a wait over the hub's inventory: too many failures (for the
 // environment or one of its gated cluster types) end it badly, enough compliant clusters
 // end it well, naming the stragglers; the timeout ends it badly; otherwise it goes on.
-// The compliant commits are the merged GitOps commit and the later ones of its branch.
-func gateVerdict(st *scheduling.Stage, waited time.Duration, states []store.ClusterState, commits []string) verdict {
-	allowed := map[string]bool{}
-	for _, c := range commits {
-		allowed[c] = true
-	}
-	all := count(states, allowed, func(store.ClusterState) bool { return true })
-	required := max(st.Gate.Required(all.registered), st.MinClusters)
-	reached := len(all.compliant) >= required
+func gateVerdict(st *scheduling.Stage, waited time.Duration, f gateFacts) verdict {
+	all := f.total()
+	required := max(st.Gate.Required(all.Registered), st.MinClusters)
+	reached := all.Compliant >= required
 	var failures []string
-	if len(all.failed) > st.Gate.MaxFailed {
-		failures = append(failures, fmt.Sprintf("%d failed, more than maxFailed %d: %s", len(all.failed), st.Gate.MaxFailed, names(all.failed)))
+	if all.Failed > st.Gate.MaxFailed {
+		failures = append(failures, fmt.Sprintf("%d failed, more than maxFailed %d: %s", all.Failed, st.Gate.MaxFailed,
+			listed(f.names(store.VerdictFailed, ""), all.Failed)))
 	}
 	for _, ct := range slices.Sorted(maps.Keys(st.Gate.ClusterTypes)) {
-		g := st.Gate.ClusterTypes[ct]
-		sub := count(states, allowed, func(c store.ClusterState) bool { return c.ClusterType == ct })
-		if len(sub.failed) > g.MaxFailed {
-			failures = append(failures, fmt.Sprintf("cluster type %s: %d failed, more than maxFailed %d: %s", ct, len(sub.failed), g.MaxFailed, names(sub.failed)))
+		g, c := st.Gate.ClusterTypes[ct], f.of(ct)
+		if c.Failed > g.MaxFailed {
+			failures = append(failures, fmt.Sprintf("cluster type %s: %d failed, more than maxFailed %d: %s", ct, c.Failed, g.MaxFailed,
+				listed(f.names(store.VerdictFailed, ct), c.Failed)))
 		}
-		reached = reached && len(sub.compliant) >= g.Required(sub.registered)
+		reached = reached && c.Compliant >= g.Required(c.Registered)
 	}
-	gated := fmt.Sprintf("%d of %d registered clusters compliant (minPercent %d)", len(all.compliant), all.registered, st.Gate.MinPercent)
+	stragglers := all.Registered - all.Compliant - all.Failed
+	gated := fmt.Sprintf("%d of %d registered clusters compliant (minPercent %d)", all.Compliant, all.Registered, st.Gate.MinPercent)
 	switch {
 	case len(failures) > 0:
-		first := all.failed
-		if len(first) == 0 {
-			first = failedIn(states, allowed)
-		}
-		return verdict{final: true, desc: failedDesc(first[0]), details: strings.Join(failures, "; ") + "; " + gated}
+		first := f.names(store.VerdictFailed, "")
+		return verdict{final: true, desc: failedDesc(firstOr(first, "?")), details: strings.Join(failures, "; ") + "; " + gated}
 	case reached:
-		d := verdict{final: true, success: true, desc: deployedDesc(len(all.compliant)), details: gated}
-		if len(all.stragglers) > 0 {
-			d.details += "; not compliant: " + names(all.stragglers)
+		v := verdict{final: true, success: true, desc: deployedDesc(all.Compliant), details: gated}
+		if stragglers > 0 {
+			v.details += "; not compliant: " + listed(f.names(store.VerdictStraggler, ""), stragglers)
 		}
-		if len(all.failed) > 0 {
-			d.details += "; failed (within maxFailed): " + names(all.failed)
+		if all.Failed > 0 {
+			v.details += "; failed (within maxFailed): " + listed(f.names(store.VerdictFailed, ""), all.Failed)
 		}
-		return d
+		return v
 	case waited >= st.Timeout:
-		return verdict{final: true, desc: timedOutDesc(st.Timeout, len(all.compliant), required, " (missing "+names(all.stragglers)+")"), details: gated}
+		return verdict{final: true, desc: timedOutDesc(st.Timeout, all.Compliant, required, " (missing "+listed(f.names(store.VerdictStraggler, ""), stragglers)+")"),
+			details: gated}
 	}
-	return verdict{desc: waitingDesc(len(all.compliant), required), details: gated}
+	return verdict{desc: waitingDesc(all.Compliant, required), details: gated}
 }
 
-// failedIn lists the clusters failed on an allowed commit (for a cluster type's failure).
-func failedIn(states []store.ClusterState, allowed map[string]bool) []string {
-	var out []string
-	for _, c := range states {
-		if clusterVerdict(c, allowed) == store.StateFailure {
-			out = append(out, c.Name)
-		}
+func firstOr(list []string, def string) string {
+	if len(list) == 0 {
+		return def
 	}
-	return out
+	return list[0]
 }
 
-// names lists the first ten names, then counts the rest.
-func names(list []string) string {
-	if len(list) <= namesShown {
-		return strings.Join(list, ", ")
+// listed lists the first names of a verdict and counts the others of its total.
+func listed(first []string, total int) string {
+	if total > len(first) {
+		return fmt.Sprintf("%s and %d more", strings.Join(first, ", "), total-len(first))
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(list[:namesShown], ", "), len(list)-namesShown)
+	return strings.Join(first, ", ")
 }
 
 // detail is the verdict with the details the gate gives (who is missing, who failed).

@@ -337,3 +337,26 @@ func TestPruneKeepsTheRetentionWindow(t *testing.T) {
 		require.Equal(t, "y", st[0].Objects[0].GitOpsCommit, "the newest state is kept")
 	})
 }
+
+func TestGateCountsAndNames(t *testing.T) {
+	suite(t, func(t *testing.T, c *clock, reopen func() *store.Store) {
+		ctx := context.Background()
+		s := reopen()
+		batch := []store.Report{report(c, "a-ok", "merge", store.StateSuccess), report(c, "b-bad", "later", store.StateFailure),
+			report(c, "c-old", "old", store.StateSuccess), report(c, "d-old-bad", "old", store.StateFailure)}
+		two := report(c, "a-ok", "merge", store.StatePending)
+		two.Object, two.Digest = "Application/other", "other"
+		_, err := s.Ingest(ctx, append(batch, two), window)
+		require.NoError(t, err)
+		counts, err := s.GateCounts(ctx, "org/cp", "dev", []string{"merge", "later"})
+		require.NoError(t, err)
+		require.Equal(t, []store.TypeCount{{ClusterType: "large", Registered: 4, Compliant: 0, Failed: 1}}, counts,
+			"a-ok has a pending object; a failure on an older commit is a straggler")
+		names, err := s.GateNames(ctx, "org/cp", "dev", []string{"merge", "later"}, store.VerdictStraggler, "", 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{"a-ok", "c-old", "d-old-bad"}, names)
+		names, err = s.GateNames(ctx, "org/cp", "dev", []string{"merge", "later"}, store.VerdictFailed, "large", 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{"b-bad"}, names)
+	})
+}
