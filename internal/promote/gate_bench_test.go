@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ func BenchmarkGateDecision(b *testing.B) {
 		require.NoError(b, err)
 	}
 	stage := &scheduling.Stage{Timeout: time.Hour, Gate: scheduling.Gate{MinPercent: 95}}
+	cpu := cpuTime()
 	b.ResetTimer()
 	for range b.N {
 		counts, err := st.GateCounts(context.Background(), "org/cp", "dev", []string{"merge"})
@@ -51,4 +53,12 @@ func BenchmarkGateDecision(b *testing.B) {
 		require.True(b, v.success, v.detail())
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/decision")
+	b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/decision")
+}
+
+// cpuTime is the CPU time the process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

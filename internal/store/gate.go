@@ -17,16 +17,18 @@ type TypeCount struct {
 }
 
 // verdictQuery classifies each registered cluster of an environment against the allowed
-// commits (its placeholders come after control plane and environment, twice).
+// commits. It reads cluster_state in its key order (one pass, no sort): every registered
+// cluster has state, since it is registered with its first report; retired ones are left out.
 func verdictQuery(allowed int) string {
 	in := "(" + strings.TrimSuffix(strings.Repeat("?,", max(1, allowed)), ",") + ")"
-	return `SELECT c.name AS name, c.cluster_type AS cluster_type,
+	return `SELECT s.cluster AS name, MAX(s.cluster_type) AS cluster_type,
 		SUM(CASE WHEN s.gitops_commit IN ` + in + ` AND s.state = 'success' THEN 1 ELSE 0 END) AS ok,
 		SUM(CASE WHEN s.gitops_commit IN ` + in + ` AND s.state = 'failure' THEN 1 ELSE 0 END) AS bad,
-		COUNT(s.object) AS objects
-		FROM clusters c LEFT JOIN cluster_state s ON s.control_plane = c.control_plane AND s.environment = c.environment AND s.cluster = c.name
-		WHERE c.control_plane = ? AND c.environment = ? AND c.retired_at IS NULL
-		GROUP BY c.name, c.cluster_type`
+		COUNT(*) AS objects
+		FROM cluster_state s
+		WHERE s.control_plane = ? AND s.environment = ? AND s.cluster NOT IN
+			(SELECT name FROM clusters WHERE control_plane = ? AND environment = ? AND retired_at IS NOT NULL)
+		GROUP BY s.cluster`
 }
 
 // verdictArgs are the arguments of verdictQuery.
@@ -40,7 +42,7 @@ func verdictArgs(cp, env string, allowed []string) []any {
 			args = append(args, a)
 		}
 	}
-	return append(args, cp, env)
+	return append(args, cp, env, cp, env)
 }
 
 // GateCounts classifies the registered clusters of an environment against the allowed
