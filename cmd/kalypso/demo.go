@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,7 @@ type demoWorld struct {
 	sim    *githubsim.Server
 	seeded *sample.Seeded
 	out    io.Writer
+	app    string // the app's public address
 }
 
 func demo(ctx context.Context, out io.Writer, verbose bool) error {
@@ -67,20 +69,23 @@ func demo(ctx context.Context, out io.Writer, verbose bool) error {
 	}
 	fmt.Fprintf(out, "Simulated GitHub at %s with %s/%s (main, dev, stage), %s/%s and %s/%s.\n\n",
 		sim.URL(), sample.Owner, sample.ControlPlane, sample.Owner, sample.WorkloadRepo, sample.Owner, sample.GitOpsRepo)
-	stopApp, err := startDemoApp(ctx, sim, dir, verbose, out)
+	stopApp, addr, err := startDemoApp(ctx, sim, dir, verbose, out)
 	if err != nil {
 		return err
 	}
 	defer stopApp()
-	w := &demoWorld{sim: sim, seeded: seeded, out: out}
-	return w.story(ctx)
+	w := &demoWorld{sim: sim, seeded: seeded, out: out, app: addr}
+	if err := w.story(ctx); err != nil {
+		return err
+	}
+	return w.hubStory(ctx)
 }
 
 // startDemoApp runs the app in this process against the simulator and waits for its first resync.
-func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbose bool, out io.Writer) (func(), error) {
+func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbose bool, out io.Writer) (func(), string, error) {
 	keyFile := filepath.Join(dir, "app-key.pem")
 	if err := os.WriteFile(keyFile, sim.PrivateKeyPEM(), 0o600); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	settings := map[string]string{
 		"KALYPSO_SERVER_ADDRESS":              "127.0.0.1:0",
@@ -95,9 +100,10 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 		"KALYPSO_CONTROL_PLANES":              sample.Owner + "/" + sample.ControlPlane,
 		"KALYPSO_SOURCES_MANIFEST_HOSTS":      "github.com", // the sample's application manifests
 	}
+	maps.Copy(settings, demoHubSettings(sim, dir))
 	cfg, err := config.Load("", func(k string) string { return settings[k] })
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	logs := io.Discard
 	if verbose {
@@ -107,7 +113,7 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 	srv, err := NewServer(runCtx, cfg, logs)
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, "", err
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(runCtx) }()
@@ -115,11 +121,11 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir string, verbos
 	case <-srv.Ready():
 	case err := <-done:
 		cancel()
-		return nil, fmt.Errorf("the app stopped: %w", err)
+		return nil, "", fmt.Errorf("the app stopped: %w", err)
 	}
 	sim.SetWebhook("http://"+srv.Addr()+"/api/github/hook", demoSecret)
 	fmt.Fprintf(out, "The app listens on %s; its start-up resync reconciles every environment.\n", srv.Addr())
-	return func() { cancel(); <-done }, nil
+	return func() { cancel(); <-done }, srv.Addr(), nil
 }
 
 // story makes a user's changes one after the other and shows what the app did after each.
