@@ -64,7 +64,7 @@ func (h *Hub) summary(ctx context.Context, t Target) (EnvironmentSummary, error)
 		return s, err
 	}
 	s.Registered = n
-	counts, err := h.opts.Store.CommitCounts(ctx, t.ControlPlane, t.Environment)
+	counts, err := h.commitCounts(ctx, t.ControlPlane, t.Environment)
 	if err != nil {
 		return s, err
 	}
@@ -117,10 +117,14 @@ func (h *Hub) Drift(ctx context.Context, cp, env string) (Drift, error) {
 	if d.DesiredCommit == "" {
 		return d, nil
 	}
-	n, states, err := h.opts.Store.Behind(ctx, cp, env, d.DesiredCommit, maxDriftListed)
+	behind, err := cachedOf(h.answers, cp+"/"+env, "behind\x00"+d.DesiredCommit, func() (behindList, error) {
+		n, states, err := h.opts.Store.Behind(ctx, cp, env, d.DesiredCommit, maxDriftListed)
+		return behindList{n, states}, err
+	})
 	if err != nil {
 		return d, err
 	}
+	n, states := behind.count, behind.states
 	d.BehindCount = n
 	now := h.opts.Now()
 	for _, s := range states {
@@ -188,7 +192,7 @@ func (h *Hub) place(ctx context.Context, t Target, desired Desired, by map[strin
 		}
 		types[a.Workload][a.ClusterType] = true
 	}
-	counts, err := h.opts.Store.CommitCounts(ctx, t.ControlPlane, t.Environment)
+	counts, err := h.commitCounts(ctx, t.ControlPlane, t.Environment)
 	if err != nil {
 		return err
 	}
@@ -225,4 +229,18 @@ func (h *Hub) place(ctx context.Context, t Target, desired Desired, by map[strin
 		by[w].Placements = append(by[w].Placements, p)
 	}
 	return nil
+}
+
+// behindList is what the store says of the clusters behind a commit.
+type behindList struct {
+	count  int
+	states []store.ClusterState
+}
+
+// commitCounts groups an environment's clusters by cluster type, commit and state, from the
+// cache of aggregates.
+func (h *Hub) commitCounts(ctx context.Context, cp, env string) ([]store.CommitCount, error) {
+	return cachedOf(h.answers, cp+"/"+env, "counts", func() ([]store.CommitCount, error) {
+		return h.opts.Store.CommitCounts(ctx, cp, env)
+	})
 }

@@ -64,6 +64,7 @@ type Hub struct {
 	batch   *batcher
 	known   *commitCache
 	heads   *headCache
+	answers *answerCache
 	metrics *hubMetrics
 	wg      sync.WaitGroup
 }
@@ -77,7 +78,7 @@ func New(o Options) *Hub {
 		o.Registry = metrics.NewRegistry()
 	}
 	h := &Hub{opts: o, slots: make(chan struct{}, max(1, o.Limits.MaxConcurrent)), known: newCommitCache(),
-		heads: newHeadCache(o.Head, o.Now), metrics: newHubMetrics(o.Registry)}
+		heads: newHeadCache(o.Head, o.Now), answers: newAnswerCache(o.Now), metrics: newHubMetrics(o.Registry)}
 	h.batch = newBatcher(max(1, o.Limits.MaxConcurrent), h.write, h.written)
 	return h
 }
@@ -116,6 +117,7 @@ func (h *Hub) written(batch []store.Report, outcomes []store.Outcome) {
 		k := [2]string{r.ControlPlane, r.Environment}
 		if !woken[k] {
 			woken[k] = true
+			h.answers.wrote(r.ControlPlane + "/" + r.Environment)
 			if h.opts.OnReport != nil {
 				h.opts.OnReport(r.ControlPlane, r.Environment)
 			}

@@ -102,9 +102,9 @@ type CommitCount struct {
 // type, GitOps commit and state.
 func (s *Store) CommitCounts(ctx context.Context, cp, env string) ([]CommitCount, error) {
 	rows, err := s.query(ctx, s.db, `SELECT s.cluster_type, s.gitops_commit, s.state, COUNT(*), COUNT(DISTINCT s.cluster), MIN(s.since_at)
-		FROM cluster_state s JOIN clusters c ON c.control_plane = s.control_plane AND c.environment = s.environment AND c.name = s.cluster
-		WHERE s.control_plane = ? AND s.environment = ? AND c.retired_at IS NULL
-		GROUP BY s.cluster_type, s.gitops_commit, s.state ORDER BY s.cluster_type, s.gitops_commit, s.state`, cp, env)
+		FROM cluster_state s WHERE s.control_plane = ? AND s.environment = ? AND s.cluster NOT IN
+			(SELECT name FROM clusters WHERE control_plane = ? AND environment = ? AND retired_at IS NOT NULL)
+		GROUP BY s.cluster_type, s.gitops_commit, s.state ORDER BY s.cluster_type, s.gitops_commit, s.state`, cp, env, cp, env)
 	if err != nil {
 		return nil, fmt.Errorf("store: commits of %s/%s: %w", cp, env, err)
 	}
@@ -162,7 +162,9 @@ func (s *Store) Behind(ctx context.Context, cp, env, commit string, limit int) (
 	const from = ` FROM cluster_state s JOIN clusters c ON c.control_plane = s.control_plane AND c.environment = s.environment AND c.name = s.cluster
 		WHERE s.control_plane = ? AND s.environment = ? AND c.retired_at IS NULL AND s.gitops_commit <> ?`
 	var n int
-	if err := s.queryRow(ctx, s.db, `SELECT COUNT(DISTINCT s.cluster)`+from, cp, env, commit).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, s.db, `SELECT COUNT(DISTINCT s.cluster) FROM cluster_state s WHERE s.control_plane = ? AND s.environment = ?
+		AND s.gitops_commit <> ? AND s.cluster NOT IN (SELECT name FROM clusters WHERE control_plane = ? AND environment = ? AND retired_at IS NOT NULL)`,
+		cp, env, commit, cp, env).Scan(&n); err != nil {
 		return 0, nil, fmt.Errorf("store: clusters behind in %s/%s: %w", cp, env, err)
 	}
 	rows, err := s.query(ctx, s.db, `SELECT c.name, c.cluster_type, c.first_seen, c.last_seen, s.object, s.gitops_commit, s.state, s.event_at, s.since_at`+

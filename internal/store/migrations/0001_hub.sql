@@ -51,6 +51,8 @@ CREATE TABLE cluster_state (
     PRIMARY KEY (control_plane, environment, cluster, object)
 );
 CREATE INDEX cluster_state_by_commit ON cluster_state (control_plane, environment, gitops_commit);
+-- Covers the counts by cluster type, commit and state (one index scan, no sort).
+CREATE INDEX cluster_state_counts ON cluster_state (control_plane, environment, cluster_type, gitops_commit, state, cluster, since_at);
 
 -- Every accepted report, until store.retention.
 CREATE TABLE reports (
