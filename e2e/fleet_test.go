@@ -22,15 +22,18 @@ const fleetRepo = sample.Owner + "/" + sample.ControlPlane
 // fleetWorld starts the app with the fleet view, the badges and a fast compliance poll.
 func fleetWorld(t *testing.T) *world {
 	w := newWorld(t)
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms",
-		"KALYPSO_FLEET_ENABLED=true",
-		"KALYPSO_FLEET_PUBLIC_URL=http://"+w.addr,
-		"KALYPSO_FLEET_CLIENT_ID="+w.sim.ClientID(),
-		"KALYPSO_FLEET_CLIENT_SECRET="+w.sim.ClientSecret(),
-		"KALYPSO_FLEET_SESSION_KEY=e2e-session-key-0123456789abcdef0123",
-		"KALYPSO_FLEET_REFRESH_INTERVAL=0",
-		"KALYPSO_FLEET_BADGES=true")
+	w.start(append(fleetSettings(w), "KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_FLEET_BADGES=true")...)
 	return w
+}
+
+// fleetSettings turn the fleet view on, signing in through the simulator.
+func fleetSettings(w *world) []string {
+	return []string{"KALYPSO_FLEET_ENABLED=true",
+		"KALYPSO_FLEET_PUBLIC_URL=http://" + w.addr,
+		"KALYPSO_FLEET_CLIENT_ID=" + w.sim.ClientID(),
+		"KALYPSO_FLEET_CLIENT_SECRET=" + w.sim.ClientSecret(),
+		"KALYPSO_FLEET_SESSION_KEY=e2e-session-key-0123456789abcdef0123",
+		"KALYPSO_FLEET_REFRESH_INTERVAL=0"}
 }
 
 // signIn signs login in to the simulator, then to the app through the OAuth web flow, and

@@ -20,15 +20,8 @@ import (
 // hubWorld starts the app with the fleet view and the reports endpoint.
 func hubWorld(t *testing.T) *world {
 	w := newWorld(t)
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=10m",
-		"KALYPSO_FLEET_ENABLED=true",
-		"KALYPSO_FLEET_PUBLIC_URL=http://"+w.addr,
-		"KALYPSO_FLEET_CLIENT_ID="+w.sim.ClientID(),
-		"KALYPSO_FLEET_CLIENT_SECRET="+w.sim.ClientSecret(),
-		"KALYPSO_FLEET_SESSION_KEY=e2e-session-key-0123456789abcdef0123",
-		"KALYPSO_FLEET_REFRESH_INTERVAL=0",
-		"KALYPSO_REPORTS_SECRET="+reportSecret,
-		"KALYPSO_STORE_PATH="+filepath.Join(t.TempDir(), "hub.db"))
+	w.start(append(fleetSettings(w), "KALYPSO_PROMOTION_POLL_INTERVAL=10m", "KALYPSO_REPORTS_SECRET="+reportSecret,
+		"KALYPSO_STORE_PATH="+filepath.Join(t.TempDir(), "hub.db"))...)
 	return w
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kalypso-gitops/kalypso/internal/store"
@@ -40,19 +41,9 @@ func (h *Hub) Environments(ctx context.Context, keep func(controlPlane string) b
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b EnvironmentSummary) int {
-		return compare(a.ControlPlane+"/"+a.Environment, b.ControlPlane+"/"+b.Environment)
+		return strings.Compare(a.ControlPlane+"/"+a.Environment, b.ControlPlane+"/"+b.Environment)
 	})
 	return out, nil
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // summary counts one environment's clusters from the grouped states.

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -185,20 +187,7 @@ func (s *Store) register(ctx context.Context, tx *sql.Tx, batch []Report, out []
 }
 
 func compareEnv(a, b envKey) int {
-	if a.cp != b.cp {
-		return compareStrings(a.cp, b.cp)
-	}
-	return compareStrings(a.env, b.env)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Or(strings.Compare(a.cp, b.cp), strings.Compare(a.env, b.env))
 }
 
 // registerIn registers the new clusters of one environment.
@@ -341,7 +330,7 @@ func (s *Store) touchClusters(ctx context.Context, tx *sql.Tx, kept []Report) er
 		}
 	}
 	rows := slices.SortedFunc(maps.Values(last), func(a, b Report) int {
-		return compareStrings(a.ControlPlane+"\x00"+a.Environment+"\x00"+a.Cluster, b.ControlPlane+"\x00"+b.Environment+"\x00"+b.Cluster)
+		return strings.Compare(a.ControlPlane+"\x00"+a.Environment+"\x00"+a.Cluster, b.ControlPlane+"\x00"+b.Environment+"\x00"+b.Cluster)
 	})
 	return s.chunked(len(rows), 6, func(lo, hi int) error {
 		var args []any
@@ -375,7 +364,7 @@ func (s *Store) upsertState(ctx context.Context, tx *sql.Tx, kept []Report) erro
 		}
 	}
 	rows := slices.SortedFunc(maps.Values(newest), func(a, b Report) int {
-		return compareStrings(a.ControlPlane+"\x00"+a.Environment+"\x00"+a.Cluster+"\x00"+a.Object,
+		return strings.Compare(a.ControlPlane+"\x00"+a.Environment+"\x00"+a.Cluster+"\x00"+a.Object,
 			b.ControlPlane+"\x00"+b.Environment+"\x00"+b.Cluster+"\x00"+b.Object)
 	})
 	return s.chunked(len(rows), 13, func(lo, hi int) error {
