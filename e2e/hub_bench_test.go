@@ -84,8 +84,8 @@ func BenchmarkE2EHubSteadyReports(b *testing.B) {
 	}
 }
 
-// steadyReports sends rate reports a second, in ticks of 10 ms, from rate clusters in turn,
-// until stop is closed.
+// steadyReports sends rate reports a second (what is due at each 10 ms tick), from rate
+// clusters in turn, until stop is closed.
 func (w *world) steadyReports(sha string, rate int, stop <-chan struct{}, accepted, refused *atomic.Int64) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	work := make(chan int, rate)
@@ -114,6 +114,7 @@ func (w *world) steadyReports(sha string, rate int, stop <-chan struct{}, accept
 	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	start := time.Now()
 	for next := 0; ; {
 		select {
 		case <-stop:
@@ -121,11 +122,12 @@ func (w *world) steadyReports(sha string, rate int, stop <-chan struct{}, accept
 			wg.Wait()
 			return
 		case <-tick.C:
-			for range rate / 100 {
+			for due := int(time.Since(start).Seconds()*float64(rate)) - next; due > 0; due-- {
 				select {
 				case work <- next:
 					next++
-				default: // the app is behind: this tick's report is not sent
+				default: // the app is behind by a second of reports: they are not sent
+					due = 0
 				}
 			}
 		}
