@@ -56,7 +56,7 @@ func newHub(p hubParts) *hub.Hub {
 	dir.UseClusterTypes(func(t hub.Target) []string { return clusterTypes(envOf(t), p.results) })
 	return hub.New(hub.Options{
 		Store: p.store, Directory: dir, Keys: reportKeys(r), OnReport: p.wake, Describe: hubDescriber(p.cache, p.clients),
-		Desired: desiredStates(p.results), Head: gitopsHeads(p.cache, p.clients),
+		Desired: desiredStates(p.results), Head: gitopsHeads(p.cache, p.clients), Writers: hub.WritersFor(p.cfg.Store.Driver),
 		Limits: hub.Limits{MaxAge: r.MaxAge.Std(), ClockSkew: r.ClockSkew.Std(), MaxBodyBytes: int64(r.MaxBodyBytes),
 			MaxConcurrent: r.MaxConcurrent, MaxClusters: r.MaxClustersPerEnvironment, RetireAfter: r.RetireAfter.Std(),
 			Retention: p.cfg.Store.Retention.Std()},

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/kalypso-gitops/kalypso/internal/store"
 )
@@ -50,6 +51,19 @@ func (b *batcher) submit(ctx context.Context, r store.Report) (store.Outcome, er
 		return res.outcome, res.err
 	case <-ctx.Done():
 		return 0, ctx.Err() // it may still be written: a report is idempotent
+	}
+}
+
+// runWriters runs n writers (one for SQLite, which has one writer at a time; several for
+// PostgreSQL, whose transactions run side by side) until ctx ends.
+func (b *batcher) runWriters(n int) func(context.Context) {
+	return func(ctx context.Context) {
+		var wg sync.WaitGroup
+		for range max(1, n) {
+			wg.Add(1)
+			go func() { defer wg.Done(); b.run(ctx) }()
+		}
+		wg.Wait()
 	}
 }
 

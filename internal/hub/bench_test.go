@@ -97,7 +97,7 @@ func benchReports(b *testing.B, driver string, n int) {
 	st, size := benchStore(b, driver)
 	now := time.Now()
 	targets := benchFleet()
-	h := New(Options{Store: st, Keys: keysFor, Now: time.Now, Logger: zerolog.Nop(),
+	h := New(Options{Store: st, Keys: keysFor, Now: time.Now, Logger: zerolog.Nop(), Writers: WritersFor(driver),
 		Limits:    Limits{MaxAge: time.Hour, ClockSkew: time.Minute, MaxBodyBytes: 256 << 10, MaxConcurrent: 512, MaxClusters: n},
 		Directory: NewDirectory(func(context.Context) ([]Target, error) { return targets, nil }, time.Hour, time.Minute, time.Now)})
 	ctx, cancel := context.WithCancel(context.Background())

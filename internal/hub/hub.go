@@ -53,8 +53,11 @@ type Options struct {
 	// OnReport is called after reports of an environment were stored (wakes its gate).
 	OnReport func(controlPlane, environment string)
 	Registry metrics.Registry // nil: a private registry
-	Now      func() time.Time
-	Logger   zerolog.Logger
+	// Writers is how many transactions of reports run at once (default 1; PostgreSQL takes
+	// several, SQLite writes one at a time).
+	Writers int
+	Now     func() time.Time
+	Logger  zerolog.Logger
 }
 
 // Hub takes cluster reports and answers questions about the fleet.
@@ -92,7 +95,7 @@ func (h *Hub) UseRegistry(reg metrics.Registry) {
 // Run writes reports, describes new GitOps commits and retires silent clusters until ctx
 // ends; it returns when every loop has stopped.
 func (h *Hub) Run(ctx context.Context) {
-	loops := []func(context.Context){h.batch.run, h.known.run(h.describe), h.maintain, h.gauges}
+	loops := []func(context.Context){h.batch.runWriters(h.opts.Writers), h.known.run(h.describe), h.maintain, h.gauges}
 	for _, loop := range loops {
 		h.wg.Add(1)
 		go func() { defer h.wg.Done(); loop(ctx) }()
@@ -191,4 +194,15 @@ func (h *Hub) Maintain(ctx context.Context) {
 	if _, err := h.opts.Store.Prune(ctx, l.Retention); err != nil {
 		h.opts.Logger.Warn().Err(err).Msg("pruning the hub's history")
 	}
+}
+
+// postgresWriters is how many transactions of reports run at once on PostgreSQL.
+const postgresWriters = 4
+
+// WritersFor returns the writers a store driver takes: several for PostgreSQL, one else.
+func WritersFor(driver string) int {
+	if driver == store.Postgres {
+		return postgresWriters
+	}
+	return 1
 }
