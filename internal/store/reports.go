@@ -78,16 +78,20 @@ func (s *Store) Ingest(ctx context.Context, batch []Report, o IngestOptions) ([]
 		if err := s.checkReplay(ctx, tx, batch, out, o.ReplayWindow); err != nil {
 			return err
 		}
-		if err := s.register(ctx, tx, batch, out, o.MaxClusters); err != nil {
+		joined, err := s.register(ctx, tx, batch, out, o.MaxClusters)
+		if err != nil {
 			return err
 		}
-		var kept []Report
+		var kept, known []Report
 		for i, r := range batch {
 			if out[i] == Accepted {
 				kept = append(kept, r)
+				if !joined[clusterKey{envKey{r.ControlPlane, r.Environment}, r.Cluster}] {
+					known = append(known, r)
+				}
 			}
 		}
-		if err := s.touchClusters(ctx, tx, kept); err != nil {
+		if err := s.touchClusters(ctx, tx, known); err != nil {
 			return err
 		}
 		if err := s.upsertState(ctx, tx, kept); err != nil {
@@ -163,9 +167,9 @@ func eachRow(rows *sql.Rows, fn func() error) error {
 }
 
 // register adds the batch's new clusters (and clusters coming back from retirement) to the
-// inventory while their environment is under maxClusters; the reports of the others are
-// marked OverCap.
-func (s *Store) register(ctx context.Context, tx *sql.Tx, batch []Report, out []Outcome, maxClusters int) error {
+// inventory while their environment is under maxClusters, and returns them; the reports of
+// the others are marked OverCap.
+func (s *Store) register(ctx context.Context, tx *sql.Tx, batch []Report, out []Outcome, maxClusters int) (map[clusterKey]bool, error) {
 	byEnv := map[envKey][]int{}
 	for i, r := range batch {
 		if out[i] == Accepted {
@@ -178,12 +182,13 @@ func (s *Store) register(ctx context.Context, tx *sql.Tx, batch []Report, out []
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b envKey) int { return compareEnv(a, b) })
+	joined := map[clusterKey]bool{}
 	for _, k := range keys {
-		if err := s.registerIn(ctx, tx, k, batch, byEnv[k], out, maxClusters); err != nil {
-			return err
+		if err := s.registerIn(ctx, tx, k, batch, byEnv[k], out, maxClusters, joined); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return joined, nil
 }
 
 func compareEnv(a, b envKey) int {
@@ -191,7 +196,7 @@ func compareEnv(a, b envKey) int {
 }
 
 // registerIn registers the new clusters of one environment.
-func (s *Store) registerIn(ctx context.Context, tx *sql.Tx, k envKey, batch []Report, idx []int, out []Outcome, maxClusters int) error {
+func (s *Store) registerIn(ctx context.Context, tx *sql.Tx, k envKey, batch []Report, idx []int, out []Outcome, maxClusters int, joined map[clusterKey]bool) error {
 	names := map[string]bool{}
 	for _, i := range idx {
 		names[batch[i].Cluster] = true
@@ -218,7 +223,7 @@ func (s *Store) registerIn(ctx context.Context, tx *sql.Tx, k envKey, batch []Re
 		return err
 	}
 	refused := map[string]bool{}
-	var joined []Report
+	var newcomers []Report
 	for _, i := range joining {
 		r := batch[i]
 		if maxClusters > 0 && count >= int64(maxClusters) {
@@ -226,9 +231,10 @@ func (s *Store) registerIn(ctx context.Context, tx *sql.Tx, k envKey, batch []Re
 			continue
 		}
 		count++
-		joined = append(joined, r)
+		joined[clusterKey{k, r.Cluster}] = true
+		newcomers = append(newcomers, r)
 	}
-	if err := s.joinClusters(ctx, tx, joined, known); err != nil {
+	if err := s.joinClusters(ctx, tx, newcomers, known); err != nil {
 		return err
 	}
 	for _, i := range idx {

@@ -50,7 +50,6 @@ CREATE TABLE cluster_state (
     since_at      BIGINT NOT NULL,
     PRIMARY KEY (control_plane, environment, cluster, object)
 );
-CREATE INDEX cluster_state_by_commit ON cluster_state (control_plane, environment, gitops_commit);
 -- Covers the counts by cluster type, commit and state (one index scan, no sort).
 CREATE INDEX cluster_state_counts ON cluster_state (control_plane, environment, cluster_type, gitops_commit, state, cluster, since_at);
 
@@ -70,7 +69,7 @@ CREATE TABLE reports (
     event_at      BIGINT NOT NULL,
     received_at   BIGINT NOT NULL
 );
-CREATE INDEX reports_by_cluster ON reports (control_plane, environment, cluster, event_at);
+CREATE INDEX reports_by_cluster ON reports (cluster, event_at);
 CREATE INDEX reports_by_received ON reports (received_at);
 
 -- Digests of accepted report bodies, kept for the replay window, shared by every replica.
