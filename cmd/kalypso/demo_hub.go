@@ -222,8 +222,8 @@ func (w *demoWorld) showHub(ctx context.Context) error {
 			return false
 		}
 		defer resp.Body.Close()
-		envs = nil
-		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&envs) == nil && len(envs) > 0 && envs[0].Registered > 0
+		envs = nil // the aggregates follow new reports within a second
+		return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&envs) == nil && len(envs) > 0 && envs[0].Compliant > 0
 	}, "the hub's answer")
 	if err != nil {
 		return err
