@@ -40,7 +40,13 @@ func fluxEvent(cluster, clusterType, sha string, failed bool, at time.Time) []by
 // postReport sends a report as notification-controller does and returns the status code.
 func (w *world) postReport(body []byte, headers map[string]string) (int, string) {
 	w.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+w.addr+hub.ReportsPath, bytes.NewReader(body))
+	return w.postReportTo(w.addr, body, headers)
+}
+
+// postReportTo sends a report to the app listening at addr.
+func (w *world) postReportTo(addr string, body []byte, headers map[string]string) (int, string) {
+	w.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+hub.ReportsPath, bytes.NewReader(body))
 	require.NoError(w.t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Gotk-Component", "kustomize-controller")

@@ -48,6 +48,7 @@ type hubParts struct {
 	cache   *gitcache.Cache
 	clients *serverClients
 	wake    func(controlPlane, env string)
+	render  func(env envref.Env) // renders an environment in this replica
 	logger  zerolog.Logger
 }
 
@@ -55,7 +56,14 @@ type hubParts struct {
 func newHub(p hubParts) *hub.Hub {
 	r := p.cfg.Reports
 	dir := hub.NewDirectory(hubTargets(p.list, p.index, p.results), hubDirectoryRefresh, hubDirectoryMinRetry, time.Now)
-	dir.UseClusterTypes(func(t hub.Target) []string { return clusterTypes(envOf(t), p.results) })
+	onDemand := newRenderOnDemand(p.render, hubDirectoryMinRetry, time.Now)
+	dir.UseClusterTypes(func(t hub.Target) []string {
+		types := clusterTypes(envOf(t), p.results)
+		if types == nil {
+			onDemand.request(envOf(t)) // the report is refused (503, retry) until it is rendered
+		}
+		return types
+	})
 	return hub.New(hub.Options{
 		Store: p.store, Directory: dir, Keys: reportKeys(r), OnReport: p.wake, Describe: hubDescriber(p.cache, p.clients),
 		Desired: desiredStates(p.results), Head: gitopsHeads(p.cache, p.clients), Writers: hub.WritersFor(p.cfg.Store.Driver),

@@ -89,7 +89,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	var reports *hub.Hub
 	if cfg.Reports.Enabled() {
 		reports = newHub(hubParts{cfg: cfg, store: st, list: installationsOf(clients), index: index, results: rec, cache: cache,
-			clients: clients, wake: wake, logger: logger})
+			clients: clients, wake: wake, render: renderIn(ctx, core, logger), logger: logger})
 		opts = append(opts, app.WithPublicRoutes(reports.Register))
 		if fleet != nil && cfg.Fleet.Enabled {
 			views := hubview.New(reports, fleet.Reader, fleetview.ErrNoSession, logger.With().Str("component", "hub").Logger())
