@@ -3,7 +3,7 @@ package handlers
 import (
 	"context"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,23 +13,15 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/store"
 )
 
-// settableClock is the stores' clock, which decides when leases expire.
-type settableClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *settableClock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *settableClock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
-
 // Two replicas whose leases are one PostgreSQL store: each installation is resynced by one of
 // them; the other takes it over when the first gives its leases up or when they expire.
 func TestTwoReplicasResyncOnceThroughThePostgreSQLStore(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Start(t).NewDatabase(t)
-	clock := &settableClock{t: time.Now()}
+	var ahead atomic.Int64 // how far the stores' clock, by which leases expire, is ahead
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
 	replica := func(holder string) (*fake, *running, *store.Store) {
-		s, err := store.Open(ctx, store.Options{Driver: store.Postgres, URL: url, Now: clock.now})
+		s, err := store.Open(ctx, store.Options{Driver: store.Postgres, URL: url, Now: now})
 		require.NoError(t, err)
 		t.Cleanup(func() { s.Close() })
 		f := newFake()
@@ -55,7 +47,7 @@ func TestTwoReplicasResyncOnceThroughThePostgreSQLStore(t *testing.T) {
 	require.True(t, resynced(fb, rb), "replica B takes the resync over")
 	require.False(t, resynced(fa, ra))
 
-	clock.add(2 * time.Hour) // replica B is lost: its lease expires
+	ahead.Add(int64(2 * time.Hour)) // replica B is lost: its lease expires
 	require.True(t, resynced(fa, ra), "replica A takes it over again")
 	require.False(t, resynced(fb, rb))
 }

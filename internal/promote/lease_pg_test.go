@@ -2,7 +2,6 @@ package promote
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,15 +13,6 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/store"
 )
 
-// storeClock is the settable clock of the stores, which decides when leases expire.
-type storeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *storeClock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *storeClock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
-
 // Two replicas whose promoters share one PostgreSQL store as their leases: the wait runs in
 // one of them at a time, once; the other takes it over when the first gives its leases up
 // (a replica stopping) or when its lease expires (a replica lost), and continues the same
@@ -31,19 +21,19 @@ func TestTwoReplicasRunAWaitOnceThroughThePostgreSQLStore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := pgtest.Start(t).NewDatabase(t)
-	clock := &storeClock{t: time.Now()}
+	w := newWorld(t, "    compliance: {minClusters: 1}\n", stageManual)
+	now := func() time.Time { return time.Unix(w.clock.Load(), 0) } // the stores' leases expire by it too
 	open := func() *store.Store {
-		s, err := store.Open(ctx, store.Options{Driver: store.Postgres, URL: url, Now: clock.now})
+		s, err := store.Open(ctx, store.Options{Driver: store.Postgres, URL: url, Now: now})
 		require.NoError(t, err)
 		t.Cleanup(func() { s.Close() })
 		return s
 	}
 	sa, sb := open(), open()
-	w := newWorld(t, "    compliance: {minClusters: 1}\n", stageManual)
 	w.start(w.cache, WithLeases(sa, "replica-a"))
 	a := w.p
 	b := New(w.cache, ghfake.Installations{GitHub: w.gh}, WithPollInterval(time.Millisecond),
-		WithClock(func() time.Time { return time.Unix(w.clock.Load(), 0) }), WithScheduler(&recorder{}), WithLeases(sb, "replica-b"))
+		WithClock(now), WithScheduler(&recorder{}), WithLeases(sb, "replica-b"))
 	dev := []envref.Env{info("dev").Env}
 	m1 := w.pinnedToDev("a")
 	merge := w.merge("dev", m1)
@@ -70,7 +60,7 @@ func TestTwoReplicasRunAWaitOnceThroughThePostgreSQLStore(t *testing.T) {
 	require.Equal(t, time.Millisecond, converge(a))
 	require.Empty(t, w.gh.Calls(), "replica A, back, leaves the wait to B")
 
-	clock.add(2 * time.Minute) // replica B is lost: its lease expires
+	w.advance(2 * time.Minute) // replica B is lost: its lease expires
 	require.Equal(t, time.Millisecond, converge(a), "replica A takes the wait over again")
 	w.gh.Reset()
 	require.Equal(t, time.Millisecond, converge(b))

@@ -15,13 +15,14 @@ import (
 
 // listener runs s.Listen until the test ends and hands over what it delivers.
 type listener struct {
+	store     *store.Store
 	changed   chan string // "control plane/environment"
 	listening chan struct{}
 }
 
 func listen(t *testing.T, s *store.Store) *listener {
 	t.Helper()
-	l := &listener{changed: make(chan string, 1000), listening: make(chan struct{}, 10)}
+	l := &listener{store: s, changed: make(chan string, 1000), listening: make(chan struct{}, 10)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -41,6 +42,14 @@ func listen(t *testing.T, s *store.Store) *listener {
 		t.Fatal("the listener did not connect")
 	}
 	return l
+}
+
+// replicas opens two Stores on a new PostgreSQL database, a and b, and listens with b.
+func replicas(t *testing.T) (*clock, *store.Store, *listener) {
+	c := &clock{t: time.Date(2026, 8, 24, 9, 0, 0, 0, time.UTC)}
+	url := pgServer(t).NewDatabase(t)
+	a, b := openURL(t, url, c), openURL(t, url, c)
+	return c, a, listen(t, b)
 }
 
 // next returns the next change delivered.
@@ -68,17 +77,14 @@ func envReport(c *clock, env, cluster string) store.Report {
 // proves that nothing else was delivered before it.
 func TestListenDeliversOtherReplicasCommits(t *testing.T) {
 	ctx := context.Background()
-	c := &clock{t: time.Date(2026, 8, 24, 9, 0, 0, 0, time.UTC)}
-	url := pgServer(t).NewDatabase(t)
-	a, b := openURL(t, url, c), openURL(t, url, c)
-	l := listen(t, b)
+	c, a, l := replicas(t)
 
 	_, err := a.Ingest(ctx, []store.Report{envReport(c, "dev", "west-01"), envReport(c, "dev", "west-02"), envReport(c, "stage", "west-01")}, window)
 	require.NoError(t, err)
 	require.Equal(t, "org/cp/dev", l.next(t), "each environment of a batch once, in order")
 	require.Equal(t, "org/cp/stage", l.next(t))
 
-	_, err = b.Ingest(ctx, []store.Report{envReport(c, "own", "west-01")}, window)
+	_, err = l.store.Ingest(ctx, []store.Report{envReport(c, "own", "west-01")}, window)
 	require.NoError(t, err)
 	require.NoError(t, store.NotifyRolledBackForTest(ctx, a, "org/cp", "rolled-back"))
 	_, err = a.Ingest(ctx, []store.Report{envReport(c, "dev", "west-01")}, window)
@@ -100,10 +106,7 @@ func TestListenDeliversOtherReplicasCommits(t *testing.T) {
 // A batch changing more environments than one notice holds is announced in several.
 func TestListenSplitsLargeChanges(t *testing.T) {
 	ctx := context.Background()
-	c := &clock{t: time.Date(2026, 8, 24, 9, 0, 0, 0, time.UTC)}
-	url := pgServer(t).NewDatabase(t)
-	a, b := openURL(t, url, c), openURL(t, url, c)
-	l := listen(t, b)
+	c, a, l := replicas(t)
 	var batch []store.Report
 	var want []string
 	for i := range 300 {
