@@ -69,6 +69,7 @@
 //	store.path                  KALYPSO_STORE_PATH                     "" (in memory)
 //	store.url                   KALYPSO_STORE_URL                      "" (required with postgres)
 //	store.retention             KALYPSO_STORE_RETENTION                720h (0: forever)
+//	store.replicaName           KALYPSO_STORE_REPLICA_NAME             "" (HOST/PID; the chart: the pod name)
 //	reports.secret              KALYPSO_REPORTS_SECRET                 "" (HMAC key of signed reports)
 //	reports.bearerToken         KALYPSO_REPORTS_BEARER_TOKEN           "" (Argo CD reports)
 //	reports.controlPlanes       KALYPSO_REPORTS_CONTROL_PLANES         none (JSON in the variable)

@@ -49,6 +49,7 @@ func TestHubSettingProblemsNameTheSetting(t *testing.T) {
 	_, err := Load("", validEnv(map[string]string{
 		"KALYPSO_STORE_DRIVER":                         "mysql",
 		"KALYPSO_STORE_RETENTION":                      "-1h",
+		"KALYPSO_STORE_REPLICA_NAME":                   strings.Repeat("r", MaxReplicaName+1),
 		"KALYPSO_REPORTS_SECRET":                       "short",
 		"KALYPSO_REPORTS_MAX_AGE":                      "0",
 		"KALYPSO_REPORTS_MAX_CLUSTERS_PER_ENVIRONMENT": "0",
@@ -56,6 +57,7 @@ func TestHubSettingProblemsNameTheSetting(t *testing.T) {
 	}))
 	require.Error(t, err)
 	for _, want := range []string{"store.driver (KALYPSO_STORE_DRIVER) must be sqlite or postgres", "store.retention",
+		"store.replicaName (KALYPSO_STORE_REPLICA_NAME) must be at most 200 characters",
 		"reports.secret (KALYPSO_REPORTS_SECRET) must be at least 16 bytes", "reports.maxAge", "reports.maxClustersPerEnvironment",
 		`"not-a-repo" is not OWNER/REPO`} {
 		assert.Contains(t, err.Error(), want)

@@ -11,7 +11,12 @@ type Store struct {
 	Path      string   `yaml:"path"`      // SQLite file; "" keeps the database in memory
 	URL       Secret   `yaml:"url"`       // PostgreSQL connection string (may hold a password)
 	Retention Duration `yaml:"retention"` // how long reports and inventory events are kept; 0 forever
+	// ReplicaName names this replica in the leases it holds in the store; "" is HOST/PID.
+	ReplicaName string `yaml:"replicaName"`
 }
+
+// MaxReplicaName bounds store.replicaName.
+const MaxReplicaName = 200
 
 // Store drivers.
 const (
@@ -38,6 +43,8 @@ func storeKeys() []Key {
 			secret(func(c *Config) *Secret { return &c.Store.URL })),
 		key("store.retention", "720h", "How long the history of reports and inventory events is kept; 0 keeps it forever. Each cluster's newest state, the inventory and the deployment history are always kept.",
 			dur(func(c *Config) *Duration { return &c.Store.Retention })),
+		key("store.replicaName", "", "Names this replica in the leases of periodic work it holds in the store (at most 200 characters), so that a restarted replica takes its leases back at once; empty is HOST/PID. Each replica needs a name of its own: the Helm chart and the kustomize base set the pod's name.",
+			str(func(c *Config) *string { return &c.Store.ReplicaName })),
 	}
 }
 
@@ -51,5 +58,6 @@ func (c *Config) storeProblems() []string {
 		p = appendIf(p, s.URL == "" || err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql"),
 			"store.url", "must be a postgres:// connection string when store.driver is postgres")
 	}
+	p = appendIf(p, len(s.ReplicaName) > MaxReplicaName, "store.replicaName", "must be at most 200 characters")
 	return appendIf(p, s.Retention < 0, "store.retention", "must not be negative (0 keeps the history forever)")
 }

@@ -595,6 +595,8 @@ func podView(t *testing.T, r *rendered, external map[string]map[string]string) p
 				t.Fatalf("env %s refers to key %s of Secret %s, which does not exist", e.Name, ref.Key, ref.Name)
 			}
 			p.env[e.Name] = v
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
+			p.env[e.Name] = "kalypso-7d9f8b6c5-x2k4p" // the pod's name
 		case e.ValueFrom.ResourceFieldRef != nil && !strings.HasPrefix(e.Name, config.EnvPrefix):
 			// GOMEMLIMIT: read by the Go runtime, not by the settings.
 		default:

@@ -121,7 +121,9 @@ func TestE2EHubGateOnPostgreSQL(t *testing.T) {
 // decision comes from a report waking the gate.
 func hubGateScenario(t *testing.T, storeEnv ...string) {
 	w := newWorld(t)
-	env := append(storeEnv, "KALYPSO_REPORTS_SECRET="+reportSecret, "KALYPSO_PROMOTION_POLL_INTERVAL=10m",
+	// The restarted app keeps its name, as a restarted container of a pod does: it takes its
+	// leases in the store back at once.
+	env := append(storeEnv, "KALYPSO_STORE_REPLICA_NAME=e2e-app", "KALYPSO_REPORTS_SECRET="+reportSecret, "KALYPSO_PROMOTION_POLL_INTERVAL=10m",
 		"KALYPSO_REPORTS_MAX_CLUSTERS_PER_ENVIRONMENT=300")
 	w.start(env...)
 	quiet, loud := hubFleet(10, 290)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +66,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if err != nil {
 		return nil, err
 	}
-	leases, holder := appLeases(st), replicaName()
+	leases, holder := appLeases(st), replicaName(cfg)
 	core := &handlers.Core{Reconciler: rec, Index: index, PreviewComments: cfg.Preview.Comment,
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
@@ -165,13 +164,15 @@ func (c *serverClients) Token(ctx context.Context, installation int64) (string, 
 	return c.srv.InstallationToken(ctx, installation)
 }
 
-// replicaName names this replica as a lease holder: its host name and process, and a random
-// part so that a restart is another holder.
-func replicaName() string {
+// replicaName names this replica as a lease holder: store.replicaName (in Kubernetes the
+// pod's name, so that a restarted container takes its leases back at once), else its host
+// name and process.
+func replicaName(cfg *config.Config) string {
+	if cfg.Store.ReplicaName != "" {
+		return cfg.Store.ReplicaName
+	}
 	host, _ := os.Hostname()
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
 // resyncTTL is how long a replica keeps an installation's resync to itself: most of the
