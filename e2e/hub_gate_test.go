@@ -72,7 +72,11 @@ func (w *world) report(cluster, clusterType, sha string, failed bool) {
 func (w *world) reportAll(clusters []string, sha string) {
 	w.t.Helper()
 	var wg sync.WaitGroup
-	work := make(chan int)
+	work := make(chan int, len(clusters)) // filled at once: a worker stopped by a failure blocks nothing
+	for i := range clusters {
+		work <- i
+	}
+	close(work)
 	for range 4 {
 		wg.Add(1)
 		go func() {
@@ -82,10 +86,6 @@ func (w *world) reportAll(clusters []string, sha string) {
 			}
 		}()
 	}
-	for i := range clusters {
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 }
 
