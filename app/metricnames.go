@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 
+	"github.com/kalypso-gitops/kalypso/internal/hub"
 	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
@@ -104,6 +105,26 @@ func metricTable() []metricSpec {
 			help: "Age of the main commit last deployed to an environment (since its commit time)."},
 		{from: "kalypso_fleet_lead_time_seconds", name: "kalypso_fleet_lead_time_seconds", kind: "histogram",
 			help: "Time from a main commit to its successful deployment to an environment."},
+
+		// The Deployment Observability Hub (package hub).
+		{from: hub.MetricReports, name: hub.MetricReports, kind: "counter",
+			help: "Cluster reports received, by outcome (accepted, replayed, over_cap, unauthenticated, invalid, stale, unattributed, too_large, busy, error)."},
+		{from: hub.MetricBatchWrite, name: hub.MetricBatchWrite, kind: "summary",
+			help: "Duration of one group commit of reports to the store."},
+		{from: hub.MetricClusters, name: hub.MetricClusters, kind: "gauge",
+			help: "Clusters of an environment in the hub's inventory: registered, compliant with the desired GitOps commit, failed."},
+		{from: hub.MetricClustersBehind, name: hub.MetricClustersBehind, kind: "gauge",
+			help: "Registered clusters not on their environment's desired GitOps commit."},
+		{from: hub.MetricDriftSeconds, name: hub.MetricDriftSeconds, kind: "gauge",
+			help: "How long the longest-behind cluster of an environment has been behind its desired GitOps commit."},
+		{from: hub.MetricDeployments, name: hub.MetricDeployments, kind: "gauge",
+			help: "DORA deployment frequency: successful deployments per day over the last 30 days."},
+		{from: hub.MetricLeadTime, name: hub.MetricLeadTime, kind: "gauge",
+			help: "DORA lead time for changes: median time from a main commit to its deployment, last 30 days."},
+		{from: hub.MetricChangeFailure, name: hub.MetricChangeFailure, kind: "gauge",
+			help: "DORA change failure rate: failed deployments over finished ones, last 30 days."},
+		{from: hub.MetricTimeToRestore, name: hub.MetricTimeToRestore, kind: "gauge",
+			help: "DORA time to restore: median time from a failed deployment to the next success, last 30 days."},
 	}
 }
 

@@ -24,6 +24,7 @@ type options struct {
 	registry  metrics.Registry
 	version   string
 	public    []func(*http.ServeMux)
+	stop      []func()
 }
 
 // WithWork sets what deliveries become (router: the keys of work they name) and how a key of
@@ -48,6 +49,13 @@ func WithLogger(logger zerolog.Logger) Option {
 // round: the resync is done when that work is).
 func WithResync(resync func(ctx context.Context) error) Option {
 	return func(o *options) { o.resync = resync }
+}
+
+// WithStop adds fn to what Run calls, in the order given, once it has shut down: the
+// listeners closed and the work drained (or cancelled). Whatever the work uses, such as a
+// database, is closed there.
+func WithStop(fn func()) Option {
+	return func(o *options) { o.stop = append(o.stop, fn) }
 }
 
 // WithVersion sets the version sent in the User-Agent "kalypso/<version>", logged at start and

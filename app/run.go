@@ -24,7 +24,8 @@ const managementCloseTimeout = time.Second
 // runs in progress may finish within server.shutdownTimeout (delayed retries
 // and polls are dropped: the next start's resync takes them up), and the
 // management listener closes last. Work still running after that has its
-// context cancelled and is reported in the error.
+// context cancelled and is reported in the error. The WithStop functions run
+// then, before Run returns.
 func (s *Server) Run(ctx context.Context) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("app: Run called twice")
@@ -59,7 +60,11 @@ func (s *Server) Run(ctx context.Context) error {
 		runErr = fmt.Errorf("app: serve HTTP: %w", err)
 	}
 	stopLoop()
-	return errors.Join(runErr, s.shutdown(public, management, resyncDone))
+	err = errors.Join(runErr, s.shutdown(public, management, resyncDone))
+	for _, fn := range s.opts.stop {
+		fn()
+	}
+	return err
 }
 
 // listenPublic listens on server.address and serves at most server.maxConnections

@@ -51,6 +51,8 @@ type Config struct {
 	Preview        Preview   `yaml:"preview"`        // previews of pull requests
 	Render         Render    `yaml:"render"`         // bounds of template rendering
 	Fleet          Fleet     `yaml:"fleet"`          // fleet view, sign-in and badges
+	Store          Store     `yaml:"store"`          // the hub's database
+	Reports        Reports   `yaml:"reports"`        // cluster reports endpoint
 	Workers        int       `yaml:"workers"`        // workers running queued work
 	QueueSize      int       `yaml:"queueSize"`      // distinct keys of work waiting at most
 	HandlerTimeout Duration  `yaml:"handlerTimeout"` // time limit of one run of a key
@@ -168,6 +170,8 @@ func Default(_ func(string) string) *Config {
 		Queue:     defaultQueue(),
 		Fleet: Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), SessionRefresh: Duration(DefaultFleetSessionRefresh),
 			RefreshInterval: Duration(DefaultFleetRefreshInterval)},
+		Store:   defaultStore(),
+		Reports: defaultReports(),
 		Render: Render{
 			MaxAssignmentBytes: render.DefaultMaxAssignmentBytes,
 			MaxFunctionBytes:   render.DefaultMaxFunctionBytes,

@@ -65,6 +65,20 @@
 //	fleet.sessionRefresh        KALYPSO_FLEET_SESSION_REFRESH          5m
 //	fleet.refreshInterval       KALYPSO_FLEET_REFRESH_INTERVAL         15s (0: read on every request)
 //	fleet.badges                KALYPSO_FLEET_BADGES                   false
+//	store.driver                KALYPSO_STORE_DRIVER                   sqlite (or postgres)
+//	store.path                  KALYPSO_STORE_PATH                     "" (in memory)
+//	store.url                   KALYPSO_STORE_URL                      "" (required with postgres)
+//	store.retention             KALYPSO_STORE_RETENTION                720h (0: forever)
+//	store.replicaName           KALYPSO_STORE_REPLICA_NAME             "" (HOST/PID; the chart: the pod name)
+//	reports.secret              KALYPSO_REPORTS_SECRET                 "" (HMAC key of signed reports)
+//	reports.bearerToken         KALYPSO_REPORTS_BEARER_TOKEN           "" (Argo CD reports)
+//	reports.controlPlanes       KALYPSO_REPORTS_CONTROL_PLANES         none (JSON in the variable)
+//	reports.maxAge              KALYPSO_REPORTS_MAX_AGE                5m
+//	reports.clockSkew           KALYPSO_REPORTS_CLOCK_SKEW             1m
+//	reports.maxBodyBytes        KALYPSO_REPORTS_MAX_BODY_BYTES         256Ki
+//	reports.maxConcurrent       KALYPSO_REPORTS_MAX_CONCURRENT         512
+//	reports.maxClustersPerEnvironment KALYPSO_REPORTS_MAX_CLUSTERS_PER_ENVIRONMENT 100000
+//	reports.retireAfter         KALYPSO_REPORTS_RETIRE_AFTER           168h (0: never)
 //	workers                     KALYPSO_WORKERS                        4
 //	queueSize                   KALYPSO_QUEUE_SIZE                     1000 (distinct keys of work)
 //	handlerTimeout              KALYPSO_HANDLER_TIMEOUT                5m

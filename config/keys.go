@@ -82,7 +82,7 @@ func Keys() []Key {
 			integer(func(c *Config) *int { return &c.Render.MaxListLength })),
 		key(render.SettingTimeout, render.DefaultTimeout.String(), "Time limit of rendering one environment; assignments not rendered by then fail and keep their last output.",
 			dur(func(c *Config) *Duration { return &c.Render.Timeout })),
-	}, fleetKeys(), queueKeys(), []Key{
+	}, fleetKeys(), queueKeys(), storeKeys(), reportsKeys(), []Key{
 		key("log.level", DefaultLogLevel, "Minimum log level: trace, debug, info, warn or error.",
 			str(func(c *Config) *string { return &c.Log.Level })),
 		key("log.format", DefaultLogFormat, "Log format: json (one object per line) or console (human-readable).",

@@ -108,6 +108,8 @@ func TestHelmSchemaRejectsTypos(t *testing.T) {
 		{"image.digest=sha1:abc", "/image/digest"},
 		{"networkPolicy.github.ports[0]=0", "/networkPolicy/github/ports/0"},
 		{"github.secretKeys.webhookSecret=", "/github/secretKeys/webhookSecret"},
+		{"hub.grafanaDashboard.enable=true", "additional properties 'enable' not allowed"},
+		{"hub.grafanaDashboard.enabled=yes", "/hub/grafanaDashboard/enabled"},
 	} {
 		_, err := helmTemplate(t, "--set", tc.set)
 		if err == nil || !strings.Contains(err.Error(), "values don't meet the specifications of the schema") || !strings.Contains(err.Error(), tc.want) {

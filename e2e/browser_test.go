@@ -1,16 +1,12 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
@@ -55,15 +51,7 @@ func (b *browserRun) signInURL() string {
 // chrome runs the browser once on the sign-in URL with extra flags and returns its output.
 func (b *browserRun) chrome(flags ...string) string {
 	b.w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--hide-scrollbars", "--window-size=1400,1000", "--user-data-dir=" + b.profile}, flags...)
-	cmd := exec.CommandContext(ctx, b.bin, append(args, b.signInURL())...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(b.w.t, cmd.Run(), "chromium: %s", stderr.String())
-	return stdout.String()
+	return b.run(b.signInURL(), flags...)
 }
 
 // step loads /fleet after sign-in, saves a screenshot named after the step and returns the

@@ -27,17 +27,20 @@ func fleetWorld(t *testing.T, extra ...string) *world {
 	return w
 }
 
-// fleetEnv is the settings of an app with the fleet view and the badges; every replica
-// shares them.
+// fleetEnv is the settings of an app with the fleet view, the badges and a fast compliance
+// poll; every replica shares them.
 func (w *world) fleetEnv() []string {
-	return []string{"KALYPSO_PROMOTION_POLL_INTERVAL=100ms",
-		"KALYPSO_FLEET_ENABLED=true",
+	return append(fleetSettings(w), "KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_FLEET_BADGES=true")
+}
+
+// fleetSettings turn the fleet view on, signing in through the simulator.
+func fleetSettings(w *world) []string {
+	return []string{"KALYPSO_FLEET_ENABLED=true",
 		"KALYPSO_FLEET_PUBLIC_URL=http://" + w.addr,
 		"KALYPSO_FLEET_CLIENT_ID=" + w.sim.ClientID(),
 		"KALYPSO_FLEET_CLIENT_SECRET=" + w.sim.ClientSecret(),
 		"KALYPSO_FLEET_SESSION_KEY=e2e-session-key-0123456789abcdef0123",
-		"KALYPSO_FLEET_REFRESH_INTERVAL=0",
-		"KALYPSO_FLEET_BADGES=true"}
+		"KALYPSO_FLEET_REFRESH_INTERVAL=0"}
 }
 
 // signIn signs login in to the simulator, then to the app through the OAuth web flow, and

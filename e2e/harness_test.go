@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/githubsim"
+	"github.com/kalypso-gitops/kalypso/internal/pgtest"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
 	"github.com/kalypso-gitops/kalypso/internal/syncbuf"
 )
@@ -50,6 +51,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pgtest.StopShared()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -12,18 +12,20 @@ import (
 )
 
 // What the running app exports on /metrics — webhooks, reconciles, GitHub calls, the queue,
-// the fleet gauges and the build — passes Prometheus's metric linter (what `promtool check
+// the fleet gauges, the hub's reports and the build — passes Prometheus's metric linter (what `promtool check
 // metrics` runs): every family is named kalypso_…, has a HELP text, uses base units and ends
 // in _total exactly when it is a counter.
 func TestE2EMetricsFollowPrometheusConventions(t *testing.T) {
-	w := fleetWorld(t)
+	w := fleetWorld(t, "KALYPSO_REPORTS_SECRET="+reportSecret)
 	w.commit(sample.ControlPlane, "dev", map[string]*string{"configs/dev-config.yaml": str(devConfig("Development"))})
 	w.settle()
+	w.report("c-001", "large", w.head("dev"), false)
 	var body string
 	w.eventually(func() bool {
 		_, body, _ = getURL("http://" + w.mgmt + "/metrics")
-		return strings.Contains(body, "kalypso_fleet_promotion_state{") && strings.Contains(body, "kalypso_queue_wait_seconds_count")
-	}, "the fleet gauges and the queue metrics are exported")
+		return strings.Contains(body, "kalypso_fleet_promotion_state{") && strings.Contains(body, "kalypso_queue_wait_seconds_count") &&
+			strings.Contains(body, "kalypso_hub_reports_total{") && strings.Contains(body, "kalypso_hub_batch_write_seconds")
+	}, "the fleet gauges, the queue metrics and the hub's are exported")
 
 	problems, err := promlint.New(strings.NewReader(body)).Lint()
 	require.NoError(t, err, body)

@@ -28,6 +28,7 @@ type Stage struct {
 	Timeout     time.Duration
 	Contexts    []string
 	MinClusters int
+	Gate        Gate // the fractional gate over the clusters registered in the hub
 }
 
 // Chain is the promotion graph of the environments declared on main.
@@ -127,7 +128,8 @@ func (c *Chain) cycleFrom(name string) string {
 
 func parseStage(e *Environment, errs *Errors) (*Stage, bool) {
 	p := e.Spec.Promotion
-	s := &Stage{Env: e, After: p.After, Manual: p.Approval == "manual", Timeout: DefaultTimeout, Contexts: DefaultStatusContexts()}
+	s := &Stage{Env: e, After: p.After, Manual: p.Approval == "manual", Timeout: DefaultTimeout, Contexts: DefaultStatusContexts(),
+		Gate: DefaultGate()}
 	ok := true
 	parse := func(field, value string, min time.Duration, into *time.Duration) {
 		if value == "" {
@@ -158,6 +160,9 @@ func parseStage(e *Environment, errs *Errors) (*Stage, bool) {
 			ok = false
 		}
 		s.MinClusters = c.MinClusters
+		if !parseGates(e, c, &s.Gate, errs) {
+			ok = false
+		}
 	}
 	if p.After == e.Name {
 		errs.Add(e.At("spec.promotion.after"), e.Ref(), "spec.promotion.after: an environment cannot follow itself")

@@ -94,11 +94,13 @@ type Promotion struct {
 	// is merged; after it, the promotion fails. A Go duration of at least 1s.
 	Timeout string `yaml:"timeout" default:"30m" example:"45m"`
 	// Compliance says which commit statuses on the GitOps repository count as clusters, and how
-	// many must report.
+	// many must report; for clusters that report to the hub, which share of them must be
+	// compliant and how many may fail.
 	Compliance *Compliance `yaml:"compliance"`
 }
 
-// Compliance says which commit statuses count as cluster compliance.
+// Compliance says which commit statuses count as cluster compliance and, for clusters that
+// report to the hub, which fraction of the registered clusters must be compliant.
 type Compliance struct {
 	// Contexts are patterns of commit-status contexts, one status per cluster; `*` matches any
 	// text, slashes included, `?` one character. The default matches what Flux's
@@ -107,6 +109,28 @@ type Compliance struct {
 	// MinClusters is the least number of clusters that must report success; the clusters that
 	// reported on the previous deployment are expected as well.
 	MinClusters int `yaml:"minClusters" default:"0" example:"3"`
+	// MinPercent is the share of the clusters registered in the hub (clusters that report
+	// directly to the app) that must be compliant with the merged GitOps commit or a later
+	// one, in percent from 0 to 100, rounded up to whole clusters. It applies when the
+	// environment has registered clusters; commit statuses are read otherwise.
+	MinPercent *int `yaml:"minPercent" default:"100" example:"95"`
+	// MaxFailed is how many registered clusters may report a failure on the merged GitOps
+	// commit or a later one before the promotion fails.
+	MaxFailed *int `yaml:"maxFailed" default:"0" example:"2"`
+	// ClusterTypes are gates of the clusters of single cluster types, which must hold as well
+	// as the environment's.
+	ClusterTypes []ClusterTypeGate `yaml:"clusterTypes"`
+}
+
+// ClusterTypeGate is the fractional gate of the registered clusters of one cluster type.
+type ClusterTypeGate struct {
+	// Name is the cluster type, as its ClusterType object names it.
+	Name string `yaml:"name" required:"true" example:"large"`
+	// MinPercent is the share of the cluster type's registered clusters that must be
+	// compliant, in percent from 0 to 100.
+	MinPercent *int `yaml:"minPercent" default:"100" example:"90"`
+	// MaxFailed is how many of the cluster type's registered clusters may fail.
+	MaxFailed *int `yaml:"maxFailed" default:"0" example:"1"`
 }
 
 // BaseRepo brings main's content, pinned to a commit, into an environment. It is read from

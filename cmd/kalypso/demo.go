@@ -38,6 +38,7 @@ func demoActs() []demoAct {
 		{"Promotion from dev to stage", (*demoWorld).promotionAct},
 		{"A preview and the blast-radius guard", (*demoWorld).previewAct},
 		{"The fleet page", (*demoWorld).fleetAct},
+		{"The Deployment Observability Hub", (*demoWorld).hubAct},
 	}
 }
 
@@ -51,7 +52,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			"  2. promotion: a promotion chain declared on main, dev's pull request merged, a cluster reporting,\n"+
 			"     the Promote button clicked for stage;\n"+
 			"  3. a pull request's preview failing dev's blast-radius guard, and its Accept button;\n"+
-			"  4. the fleet page, read through its sign-in with GitHub.\n"+
+			"  4. the fleet page, read through its sign-in with GitHub;\n"+
+			"  5. the hub: 36 clusters report a promotion of dev with Flux's signed events, one failing, and a\n"+
+			"     gate at 90 % decides; where to open the hub's pages.\n"+
 			"Needs git (for git-http-backend), no network and no account; finishes by itself, unless --serve keeps\n"+
 			"the app and the fleet page up (with a demo sign-in) until interrupted.", stderr)
 	fs.BoolVar(&opts.verbose, "verbose", false, "also print the app's logs")
@@ -169,6 +172,9 @@ func startDemoApp(ctx context.Context, sim *githubsim.Server, dir, addr string, 
 		"KALYPSO_FLEET_SESSION_KEY":      rand.Text() + rand.Text(),
 		"KALYPSO_FLEET_REFRESH_INTERVAL": "0",
 		"KALYPSO_WORKERS":                "1", // environments reconciled in order: the same pull request numbers on every run
+		// The hub: clusters' signed reports, kept in the demo's folder.
+		"KALYPSO_REPORTS_SECRET": demoReportsSecret,
+		"KALYPSO_STORE_PATH":     filepath.Join(dir, "hub.db"),
 	}
 	cfg, err := config.Load("", func(k string) string { return settings[k] })
 	if err != nil {

@@ -145,6 +145,7 @@ func get(ctx context.Context, client *http.Client, u string) (string, error) {
 func (w *demoWorld) serve(ctx context.Context) error {
 	fmt.Fprintf(w.out, "\nThe app keeps running until you press Ctrl-C.\n")
 	fmt.Fprintf(w.out, "  Fleet page:   %s\n", w.fleetURL())
+	fmt.Fprintf(w.out, "  Hub pages:    %s/hub/environments\n", w.fleetURL())
 	fmt.Fprintf(w.out, "  Demo sign-in: %s\n", w.signInURL())
 	fmt.Fprintf(w.out, "                (signs you in as %s, who may read and write %s/%s)\n", demoUser, sample.Owner, sample.ControlPlane)
 	fmt.Fprintf(w.out, "  Simulated GitHub: %s (REST API at %s)\n", w.sim.URL(), w.sim.APIURL())

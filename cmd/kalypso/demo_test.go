@@ -31,6 +31,7 @@ func TestDemoRunsTheAppAgainstTheSimulator(t *testing.T) {
 	checkPromotionAct(t, acts[2])
 	checkPreviewAct(t, acts[3])
 	checkFleetAct(t, acts[4])
+	checkHubAct(t, acts[5])
 	require.Contains(t, stdout, "Run `kalypso demo --serve`")
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -14,11 +13,12 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
-	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/hub"
+	"github.com/kalypso-gitops/kalypso/internal/hubview"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
 )
@@ -62,12 +62,17 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(cfg.SourcePolicy()), reconcile.WithBotLogin(clients.BotLogin))
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
 	rec.UseClaims(index)
-	leases, holder := coord.NewLocal(), replicaName()
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	leases, holder := appLeases(st), replicaName(cfg)
 	core := &handlers.Core{Reconciler: rec, Index: index, PreviewComments: cfg.Preview.Comment,
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
-	core.Promoter = promote.New(cache, clients, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
-		promote.WithScheduler(core), promote.WithLeases(leases, holder))
+	promoter := promote.New(cache, clients, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
+		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st))
+	core.Promoter = promoter
 	if cfg.Preview.Enabled {
 		core.Previews = rec
 	}
@@ -79,9 +84,25 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if fleet != nil {
 		opts = append(opts, app.WithPublicRoutes(fleet.Register))
 	}
-	opts = append([]app.Option{app.WithLogger(logger), app.WithWork(core, core.Work), app.WithResync(core.Resync)}, opts...)
+	wake := func(cp, env string) { promoter.WakeEnvironment(logger.WithContext(ctx), cp, env) }
+	var reports *hub.Hub
+	if cfg.Reports.Enabled() {
+		reports = newHub(hubParts{cfg: cfg, store: st, list: installationsOf(clients), index: index, results: rec, cache: cache,
+			clients: clients, wake: wake, render: renderIn(ctx, core, logger), logger: logger})
+		opts = append(opts, app.WithPublicRoutes(reports.Register))
+		if fleet != nil && cfg.Fleet.Enabled {
+			views := hubview.New(reports, fleet.Reader, fleetview.ErrNoSession, logger.With().Str("component", "hub").Logger())
+			opts = append(opts, app.WithPublicRoutes(views.Register))
+		}
+	}
+	hubCtx, stopHub := context.WithCancel(ctx)
+	var hubDone <-chan struct{}
+	opts = append([]app.Option{app.WithLogger(logger), app.WithWork(core, core.Work), app.WithResync(core.Resync),
+		app.WithStop(func() { stopHub(); <-hubDone; closeStore(st, holder, logger) })}, opts...)
 	srv, err := app.New(cfg, opts...)
 	if err != nil {
+		stopHub()
+		_ = st.Close()
 		return nil, err
 	}
 	clients.srv = srv
@@ -90,6 +111,8 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if fleet != nil {
 		startFleet(ctx, cfg, fleet, srv)
 	}
+	hubDone = startHub(hubCtx, hubRun{store: st, hub: reports, registry: srv.Registry(), wake: wake,
+		wakeAll: func() { promoter.WakeAll(logger.WithContext(ctx)) }, logger: logger})
 	return srv, nil
 }
 
@@ -141,13 +164,15 @@ func (c *serverClients) Token(ctx context.Context, installation int64) (string, 
 	return c.srv.InstallationToken(ctx, installation)
 }
 
-// replicaName names this replica as a lease holder: its host name and process, and a random
-// part so that a restart is another holder.
-func replicaName() string {
+// replicaName names this replica as a lease holder: store.replicaName (in Kubernetes the
+// pod's name, so that a restarted container takes its leases back at once), else its host
+// name and process.
+func replicaName(cfg *config.Config) string {
+	if cfg.Store.ReplicaName != "" {
+		return cfg.Store.ReplicaName
+	}
 	host, _ := os.Hostname()
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
 // resyncTTL is how long a replica keeps an installation's resync to itself: most of the

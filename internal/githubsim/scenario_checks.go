@@ -153,3 +153,20 @@ func (s *Server) PostDeployment(owner, repoName, ref, environment, state, descri
 	}
 	return id, nil
 }
+
+// DeploymentStatuses returns the statuses of a deployment, newest first.
+func (s *Server) DeploymentStatuses(owner, repoName string, id int64) []*github.DeploymentStatus {
+	var out []*github.DeploymentStatus
+	_ = s.withRepo(owner, repoName, func(rp *repo) ([]*hookEvent, error) {
+		for _, d := range rp.deployments {
+			if d.id != id {
+				continue
+			}
+			for i := len(d.statuses) - 1; i >= 0; i-- {
+				out = append(out, fromMap[github.DeploymentStatus](s.deploymentStatusMap(rp, d, d.statuses[i])))
+			}
+		}
+		return nil, nil
+	})
+	return out
+}

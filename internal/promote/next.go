@@ -1,6 +1,7 @@
 package promote
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -39,10 +40,10 @@ func (p *Promoter) finish(ctx context.Context, d *deployment, success bool, desc
 	if err := p.status(ctx, d.Locator, state, desc); err != nil {
 		return err
 	}
-	if err := p.deploymentStatus(ctx, d, state, desc); err != nil {
+	if err := p.deploymentStatus(ctx, d, state, cmp.Or(d.detail, desc)); err != nil {
 		return err
 	}
-	logger(ctx).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", desc).Msg("promotion wait ended")
+	logger(ctx).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", cmp.Or(d.detail, desc)).Msg("promotion wait ended")
 	if !success || p.sched == nil {
 		return nil
 	}

@@ -48,6 +48,7 @@ type Promoter struct {
 	leases  coord.Leases
 	holder  string
 	waits   waitSet
+	reports Reports // the hub's store; nil: commit statuses only
 }
 
 // Scheduler is told of work a promotion makes due. The app queues it.
@@ -55,7 +56,8 @@ type Scheduler interface {
 	// Pinned: an environment's branch pins another main commit now (its GitOps pull request
 	// must follow, and the commit get its check run there).
 	Pinned(ctx context.Context, env envref.Env, branch string)
-	// Advance: the promotion into an environment may move on (its upstream finished).
+	// Advance: the promotion into an environment may move on (its upstream finished, or
+	// reports of its clusters were stored while it waits for them).
 	Advance(ctx context.Context, env envref.Env)
 }
 

@@ -33,6 +33,10 @@ type deployment struct {
 	Started  time.Time // when the wait began (the timeout counts from here)
 	ID       int64     // the GitHub Deployment
 	expected []string
+	// historyID is the deployment's record in the hub's store (0: none); detail is the
+	// verdict with the gate's details, for the GitHub Deployment's status.
+	historyID int64
+	detail    string
 }
 
 // payload is stored in the GitHub Deployment, so later deployments know where this one landed.
@@ -48,6 +52,7 @@ type waitSet struct {
 	mu       sync.Mutex
 	m        map[envref.Env]bool
 	expected map[int64][]string // deployment → the clusters it waits for
+	history  map[int64]int64    // deployment → its record in the hub's store
 }
 
 // set records whether env waits.
@@ -64,11 +69,17 @@ func (w *waitSet) set(env envref.Env, waiting bool) {
 // Waiting returns the environments of an installation whose promotion waits for clusters in
 // this replica: a cluster's report (a status webhook) makes them look again.
 func (p *Promoter) Waiting(inst int64) []envref.Env {
+	return p.waiting(func(e envref.Env) bool { return e.Installation == inst })
+}
+
+// waiting returns the environments waiting for clusters in this replica that keep accepts,
+// in the order of their keys.
+func (p *Promoter) waiting(keep func(envref.Env) bool) []envref.Env {
 	p.waits.mu.Lock()
 	defer p.waits.mu.Unlock()
 	var out []envref.Env
 	for env := range p.waits.m {
-		if env.Installation == inst {
+		if keep(env) {
 			out = append(out, env)
 		}
 	}
@@ -76,7 +87,7 @@ func (p *Promoter) Waiting(inst int64) []envref.Env {
 	return out
 }
 
-// maxExpected bounds the deployments whose expected clusters are kept.
+// maxExpected bounds the deployments whose expected clusters (or history records) are kept.
 const maxExpected = 1024
 
 // expectedOf returns the clusters a wait expects, read once per deployment.
@@ -89,32 +100,49 @@ func (p *Promoter) expectedOf(ctx context.Context, d *deployment) []string {
 	}
 	got = p.expectedClusters(ctx, d)
 	p.waits.mu.Lock()
-	if p.waits.expected == nil || len(p.waits.expected) >= maxExpected {
-		p.waits.expected = map[int64][]string{}
-	}
-	p.waits.expected[d.ID] = got
+	p.waits.expected = kept(p.waits.expected, d.ID, got)
 	p.waits.mu.Unlock()
 	return got
+}
+
+// historyOf returns the hub's record of a GitHub Deployment, 0 when none is known here.
+func (w *waitSet) historyOf(deployment int64) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.history[deployment]
+}
+
+// keepHistory remembers the hub's record of a GitHub Deployment.
+func (w *waitSet) keepHistory(deployment, record int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.history = kept(w.history, deployment, record)
+}
+
+// kept sets m[k] = v in a map of at most maxExpected entries (emptied when full).
+func kept[V any](m map[int64]V, k int64, v V) map[int64]V {
+	if m == nil || len(m) >= maxExpected {
+		m = map[int64]V{}
+	}
+	m[k] = v
+	return m
 }
 
 // look polls the clusters of a wait once and records what it finds: the final result, or
 // the progress when it changed since the status read (current). It reports whether the wait
 // is over.
 func (p *Promoter) look(ctx context.Context, d *deployment, current string) (bool, error) {
-	d.expected = p.expectedOf(ctx, d)
-	ok, failed, err := p.observe(ctx, d)
+	v, err := p.decide(ctx, d)
 	env := envref.Env{Installation: d.Installation, ControlPlane: d.ControlPlane, Name: d.Env}
 	var limit *ghport.LimitError
 	if errors.As(err, &limit) { // more clusters than may be read: it can never be judged
-		p.waits.set(env, false)
-		return true, p.finish(ctx, d, false, limit.Error())
-	}
-	if err != nil {
+		v = verdict{final: true, desc: limit.Error()}
+	} else if err != nil {
 		logger(ctx).Warn().Err(err).Str("environment", d.Env).Msg("polling cluster statuses")
 	}
-	v := judge(d, p.now(), ok, failed, err == nil)
 	if v.final {
 		p.waits.set(env, false)
+		p.recordFinish(ctx, d, v)
 		return true, p.finish(ctx, d, v.success, v.desc)
 	}
 	p.waits.set(env, true)
@@ -128,6 +156,7 @@ func (p *Promoter) look(ctx context.Context, d *deployment, current string) (boo
 type verdict struct {
 	final, success bool
 	desc           string
+	details        string // the hub gate's details: counts, stragglers and failures
 }
 
 // judge decides a wait from the compliant clusters and the first failed one: a failure ends it,

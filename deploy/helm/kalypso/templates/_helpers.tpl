@@ -88,6 +88,9 @@ use instead.
 {{- fail (printf "config.fleet.%s is set by the chart from a Secret: use github.existingSecret or github.fleetClientSecret and github.fleetSessionKey" $k) }}
 {{- end }}
 {{- end }}
+{{- if and (include "kalypso.storeDir" .) (gt (int .Values.replicaCount) 1) }}
+{{- fail "config.store.path is an SQLite file, which serves one replica: set replicaCount 1, or store.driver postgres (docs/hub.md)" }}
+{{- end }}
 {{- $v := .Values.github }}
 {{- if and $v.existingSecret (or $v.privateKey $v.webhookSecret $v.fleetClientSecret $v.fleetSessionKey) }}
 {{- fail "set either github.existingSecret or the secrets themselves (github.privateKey, github.webhookSecret, github.fleet*), not both" }}
@@ -105,4 +108,12 @@ use instead.
 {{/* The git cache directory (config.cache.dir), empty when the cache is in memory. */}}
 {{- define "kalypso.cacheDir" -}}
 {{- dig "cache" "dir" "" (.Values.config | default dict) }}
+{{- end }}
+
+{{/* The folder of the hub's SQLite file (config.store.path), empty when none is set or
+the store is PostgreSQL. */}}
+{{- define "kalypso.storeDir" -}}
+{{- $c := .Values.config | default dict }}
+{{- $p := dig "store" "path" "" $c }}
+{{- if and $p (ne (dig "store" "driver" "sqlite" $c) "postgres") }}{{ dir $p }}{{ end }}
 {{- end }}
