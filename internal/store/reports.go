@@ -126,9 +126,8 @@ func (s *Store) checkReplay(ctx context.Context, tx *sql.Tx, batch []Report, out
 		args = append(args, ms(r.EventAt), r.Digest, ms(r.EventAt.Add(window)))
 	}
 	fresh := map[string]bool{}
-	err := s.chunked(len(digests), 3, func(lo, hi int) error {
-		rows, err := s.query(ctx, tx, `INSERT INTO replay (event_at, digest, expires_at) VALUES `+placeholders(hi-lo, 3)+
-			` ON CONFLICT (event_at, digest) DO NOTHING RETURNING digest`, args[3*lo:3*hi]...)
+	err := s.chunked(len(digests), replaySQL.cols, func(lo, hi int) error {
+		rows, err := s.queryPrepared(ctx, tx, replaySQL.text(hi-lo), args[3*lo:3*hi]...)
 		if err != nil {
 			return fmt.Errorf("replay cache: %w", err)
 		}
@@ -145,17 +144,6 @@ func (s *Store) checkReplay(ctx context.Context, tx *sql.Tx, batch []Report, out
 		}
 	}
 	return err
-}
-
-// chunked calls fn over [lo, hi) slices of n rows of cols parameters within the driver's limit.
-func (s *Store) chunked(n, cols int, fn func(lo, hi int) error) error {
-	step := max(1, min(500, s.dialect.maxParams()/cols))
-	for lo := 0; lo < n; lo += step {
-		if err := fn(lo, min(n, lo+step)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // eachRow calls fn for every row and closes rows.
@@ -254,13 +242,12 @@ type knownCluster struct{ retired bool }
 // knownClusters reads which of names are in the inventory of k, and whether they are retired.
 func (s *Store) knownClusters(ctx context.Context, tx *sql.Tx, k envKey, names []string) (map[string]knownCluster, error) {
 	known := map[string]knownCluster{}
-	err := s.chunked(len(names), 1, func(lo, hi int) error {
+	err := s.chunked(len(names), knownSQL.cols, func(lo, hi int) error {
 		args := []any{k.cp, k.env}
 		for _, n := range names[lo:hi] {
 			args = append(args, n)
 		}
-		rows, err := s.query(ctx, tx, `SELECT name, retired_at FROM clusters WHERE control_plane = ? AND environment = ? AND name IN `+
-			placeholders(1, hi-lo), args...)
+		rows, err := s.queryPrepared(ctx, tx, knownSQL.text(hi-lo), args...)
 		if err != nil {
 			return fmt.Errorf("inventory: %w", err)
 		}
@@ -291,14 +278,13 @@ func (s *Store) lockCount(ctx context.Context, tx *sql.Tx, k envKey) (int64, err
 
 // joinClusters registers new clusters, or brings retired ones back, and records each.
 func (s *Store) joinClusters(ctx context.Context, tx *sql.Tx, joined []Report, known map[string]knownCluster) error {
-	err := s.chunked(len(joined), 6, func(lo, hi int) error {
+	err := s.chunked(len(joined), joinSQL.cols, func(lo, hi int) error {
 		var args []any
 		for _, r := range joined[lo:hi] {
 			at := ms(r.ReceivedAt)
 			args = append(args, r.ControlPlane, r.Environment, r.Cluster, r.ClusterType, at, at)
 		}
-		_, err := s.exec(ctx, tx, `INSERT INTO clusters (control_plane, environment, name, cluster_type, first_seen, last_seen) VALUES `+
-			placeholders(hi-lo, 6)+` ON CONFLICT (control_plane, environment, name) DO UPDATE SET retired_at = NULL, last_seen = excluded.last_seen`, args...)
+		_, err := s.execPrepared(ctx, tx, joinSQL.text(hi-lo), args...)
 		if err != nil {
 			return fmt.Errorf("register clusters: %w", err)
 		}
@@ -307,7 +293,7 @@ func (s *Store) joinClusters(ctx context.Context, tx *sql.Tx, joined []Report, k
 	if err != nil {
 		return err
 	}
-	return s.chunked(len(joined), 6, func(lo, hi int) error {
+	return s.chunked(len(joined), joinEventsSQL.cols, func(lo, hi int) error {
 		var args []any
 		for _, r := range joined[lo:hi] {
 			kind, detail := ClusterRegistered, "first report, cluster type "+r.ClusterType
@@ -316,7 +302,7 @@ func (s *Store) joinClusters(ctx context.Context, tx *sql.Tx, joined []Report, k
 			}
 			args = append(args, r.ControlPlane, r.Environment, r.Cluster, ms(r.ReceivedAt), kind, detail)
 		}
-		_, err := s.exec(ctx, tx, `INSERT INTO cluster_events (control_plane, environment, cluster, at, kind, detail) VALUES `+placeholders(hi-lo, 6), args...)
+		_, err := s.execPrepared(ctx, tx, joinEventsSQL.text(hi-lo), args...)
 		if err != nil {
 			return fmt.Errorf("record registrations: %w", err)
 		}
@@ -341,16 +327,13 @@ func (s *Store) touchClusters(ctx context.Context, tx *sql.Tx, kept []Report) er
 	rows := slices.SortedFunc(maps.Values(last), func(a, b Report) int {
 		return strings.Compare(a.ControlPlane+"\x00"+a.Environment+"\x00"+a.Cluster, b.ControlPlane+"\x00"+b.Environment+"\x00"+b.Cluster)
 	})
-	return s.chunked(len(rows), 6, func(lo, hi int) error {
+	return s.chunked(len(rows), touchSQL.cols, func(lo, hi int) error {
 		var args []any
 		for _, r := range rows[lo:hi] {
 			at := ms(r.ReceivedAt)
 			args = append(args, r.ControlPlane, r.Environment, r.Cluster, r.ClusterType, at, at)
 		}
-		_, err := s.exec(ctx, tx, `INSERT INTO clusters (control_plane, environment, name, cluster_type, first_seen, last_seen) VALUES `+
-			placeholders(hi-lo, 6)+` ON CONFLICT (control_plane, environment, name) DO UPDATE SET
-			last_seen = excluded.last_seen, cluster_type = excluded.cluster_type
-			WHERE excluded.last_seen > clusters.last_seen + ? OR excluded.cluster_type <> clusters.cluster_type`, append(args, lastSeenStep)...)
+		_, err := s.execPrepared(ctx, tx, touchSQL.text(hi-lo), append(args, lastSeenStep)...)
 		if err != nil {
 			return fmt.Errorf("inventory: %w", err)
 		}
@@ -376,20 +359,13 @@ func (s *Store) upsertState(ctx context.Context, tx *sql.Tx, kept []Report) erro
 		return strings.Compare(a.ControlPlane+"\x00"+a.Environment+"\x00"+a.Cluster+"\x00"+a.Object,
 			b.ControlPlane+"\x00"+b.Environment+"\x00"+b.Cluster+"\x00"+b.Object)
 	})
-	return s.chunked(len(rows), 13, func(lo, hi int) error {
+	return s.chunked(len(rows), stateSQL.cols, func(lo, hi int) error {
 		var args []any
 		for _, r := range rows[lo:hi] {
 			args = append(args, r.ControlPlane, r.Environment, r.Cluster, r.Object, r.ClusterType, r.Source, r.GitOpsCommit,
 				r.State, r.Reason, r.Message, ms(r.EventAt), ms(r.ReceivedAt), ms(r.EventAt))
 		}
-		_, err := s.exec(ctx, tx, `INSERT INTO cluster_state (control_plane, environment, cluster, object, cluster_type, source,
-			gitops_commit, state, reason, message, event_at, received_at, since_at) VALUES `+placeholders(hi-lo, 13)+`
-			ON CONFLICT (control_plane, environment, cluster, object) DO UPDATE SET
-			cluster_type = excluded.cluster_type, source = excluded.source, gitops_commit = excluded.gitops_commit,
-			state = excluded.state, reason = excluded.reason, message = excluded.message, event_at = excluded.event_at,
-			received_at = excluded.received_at,
-			since_at = CASE WHEN cluster_state.gitops_commit = excluded.gitops_commit THEN cluster_state.since_at ELSE excluded.since_at END
-			WHERE excluded.event_at >= cluster_state.event_at`, args...)
+		_, err := s.execPrepared(ctx, tx, stateSQL.text(hi-lo), args...)
 		if err != nil {
 			return fmt.Errorf("cluster state: %w", err)
 		}
@@ -399,14 +375,13 @@ func (s *Store) upsertState(ctx context.Context, tx *sql.Tx, kept []Report) erro
 
 // insertHistory appends the reports to the history.
 func (s *Store) insertHistory(ctx context.Context, tx *sql.Tx, kept []Report) error {
-	return s.chunked(len(kept), 12, func(lo, hi int) error {
+	return s.chunked(len(kept), historySQL.cols, func(lo, hi int) error {
 		var args []any
 		for _, r := range kept[lo:hi] {
 			args = append(args, r.ControlPlane, r.Environment, r.Cluster, r.Object, r.ClusterType, r.Source, r.GitOpsCommit,
 				r.State, r.Reason, r.Message, ms(r.EventAt), ms(r.ReceivedAt))
 		}
-		_, err := s.exec(ctx, tx, `INSERT INTO reports (control_plane, environment, cluster, object, cluster_type, source,
-			gitops_commit, state, reason, message, event_at, received_at) VALUES `+placeholders(hi-lo, 12), args...)
+		_, err := s.execPrepared(ctx, tx, historySQL.text(hi-lo), args...)
 		if err != nil {
 			return fmt.Errorf("history: %w", err)
 		}

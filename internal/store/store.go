@@ -45,8 +45,9 @@ type Store struct {
 	db      *sql.DB
 	dialect dialect
 	now     func() time.Time
-	url     string // the PostgreSQL connection string, for Listen
-	origin  string // names this Store in its notices (see Listen)
+	url     string               // the PostgreSQL connection string, for Listen
+	origin  string               // names this Store in its notices (see Listen)
+	stmts   map[string]*sql.Stmt // Ingest's statements, prepared at Open (SQLite)
 }
 
 // Open opens the database and applies the migrations it lacks.
@@ -77,6 +78,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
+	if err := s.prepareIngest(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -98,7 +103,10 @@ func openSQLite(path string) (*sql.DB, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStmts()
+	return s.db.Close()
+}
 
 // Driver names the driver in use: SQLite or Postgres.
 func (s *Store) Driver() string { return s.dialect.name() }

@@ -1,0 +1,33 @@
+package store
+
+import (
+	"context"
+	"math/bits"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestChunkedCoversEveryRowInPreparedShapes checks that chunked splits n rows into
+// consecutive power-of-two chunks within the driver's limit, and that on SQLite every chunk
+// of every Ingest statement runs a statement prepared at Open.
+func TestChunkedCoversEveryRowInPreparedShapes(t *testing.T) {
+	s, err := Open(context.Background(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	for _, q := range ingestSQL {
+		for _, n := range []int{0, 1, 2, 3, 255, 256, 257, 300, 511, 512, 513, 1000, 2000} {
+			next := 0
+			require.NoError(t, s.chunked(n, q.cols, func(lo, hi int) error {
+				require.Equal(t, next, lo, "chunks are consecutive")
+				size := hi - lo
+				require.Equal(t, 1, bits.OnesCount(uint(size)), "chunk of %d rows is a power of two", size)
+				require.LessOrEqual(t, size*q.cols, s.dialect.maxParams())
+				require.Contains(t, s.stmts, q.text(size), "the %d-row shape is prepared", size)
+				next = hi
+				return nil
+			}))
+			require.Equal(t, n, next, "every row is in a chunk")
+		}
+	}
+}
