@@ -27,7 +27,7 @@ func (c *Core) routeCheckRun(ctx context.Context, payload []byte) (bool, error) 
 	switch ev.GetAction() {
 	case "requested_action":
 		action := ev.GetRequestedAction().Identifier
-		if action != promote.PromoteAction && action != reconcile.AcceptAction && action != reconcile.FullPreviewAction {
+		if action != promote.PromoteAction && action != promote.OverrideAction && action != reconcile.AcceptAction && action != reconcile.FullPreviewAction {
 			return false, nil
 		}
 		return false, c.Queue.Add(ctx, ClickKey(inst, repo, run.GetID(), action), Clicks{{User: ev.GetSender().GetLogin(), Run: run}})

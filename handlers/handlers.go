@@ -44,6 +44,8 @@ type Index interface {
 type Promoter interface {
 	PromoteMain(ctx context.Context, main promote.Locator) error
 	Approve(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
+	// Override handles a click on Override window (see promote.Promoter.Override).
+	Override(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
 	Converge(ctx context.Context, info envref.EnvInfo) (time.Duration, error)
 	Waiting(inst int64) []envref.Env
 }

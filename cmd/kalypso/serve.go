@@ -71,8 +71,13 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	core := &handlers.Core{Reconciler: rec, Index: index, PreviewComments: cfg.Preview.Comment,
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
-	promoter := promote.New(cache, clients, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
-		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st))
+	popts := []promote.Option{promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
+		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st)}
+	if clock := testClock(cfg, os.Getenv); clock != nil {
+		logger.Warn().Str("variable", testClockVariable).Msg("the promoter reads a test clock")
+		popts = append(popts, promote.WithClock(clock), promote.WithWindowRecheck(cfg.Promotion.PollInterval.Std()))
+	}
+	promoter := promote.New(cache, clients, popts...)
 	core.Promoter = promoter
 	if cfg.Preview.Enabled {
 		core.Previews = rec

@@ -17,30 +17,20 @@ import (
 )
 
 // askApproval creates the "Promote to <env>" check run with a Promote button on the main
-// commit, unless the commit already has it (whatever became of it since).
+// commit, unless the commit already has it (whatever became of it since); one that a closed
+// window held is rewritten now that the window is open.
 func (p *Promoter) askApproval(ctx context.Context, l Locator, from string) error {
 	gh, err := p.clients.Client(ctx, l.Installation)
 	if err != nil {
 		return err
 	}
-	cp, env, sha := l.ControlPlane, l.Env, l.Commit
-	existing, err := ghport.FindCheckRun(ctx, gh, cp, sha, ApprovalCheckName(env), approvalID(l))
-	if err != nil || existing != nil {
+	existing, err := ghport.FindCheckRun(ctx, gh, l.ControlPlane, l.Commit, ApprovalCheckName(l.Env), approvalID(l))
+	if err != nil || (existing != nil && existing.GetOutput().GetTitle() != heldTitle) {
 		return err
 	}
-	_, err = gh.CreateCheckRun(ctx, cp, github.CreateCheckRunOptions{
-		Name: ApprovalCheckName(env), HeadSHA: sha, ExternalID: github.String(approvalID(l)),
-		Status: github.String("completed"), Conclusion: github.String("action_required"),
-		Output: &github.CheckRunOutput{
-			Title:   github.String("Waiting for approval to promote to " + env),
-			Summary: github.String(fmt.Sprintf("Main %s is deployed to %s. A user with write permission on %s can promote it to **%s** with the Promote button.", short(sha), from, cp, env)),
-		},
-		Actions: promoteButton("Promote to " + env),
-	})
-	if err != nil {
-		return fmt.Errorf("ask approval to promote %s to %s: %w", short(sha), env, err)
-	}
-	return nil
+	return p.upsertApproval(ctx, gh, l, "Waiting for approval to promote to "+l.Env,
+		fmt.Sprintf("Main %s is deployed to %s. A user with write permission on %s can promote it to **%s** with the Promote button.", short(l.Commit), from, l.ControlPlane, l.Env),
+		promoteButton("Promote to "+l.Env))
 }
 
 func promoteButton(desc string) []*github.CheckRunAction {
@@ -52,6 +42,18 @@ func promoteButton(desc string) []*github.CheckRunAction {
 // it, for the newest commit deployed upstream, and only to move the pin forward. Who approved
 // is recorded in the pin's commit; a refused click says why on the check run or in the log.
 func (p *Promoter) Approve(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
+	return p.clicked(ctx, inst, repo, event, user, false)
+}
+
+// Override handles a click on Override window: as Approve, from a user with admin permission,
+// and it promotes whatever the windows say; the pin records who overrode which window, and
+// the environment's GitOps pull request carries a successful kalypso/window status for it.
+func (p *Promoter) Override(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
+	return p.clicked(ctx, inst, repo, event, user, true)
+}
+
+// clicked handles a click on Promote (override false) or Override window (override true).
+func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string, override bool) error {
 	l, ok := parseApprovalID(event.GetExternalID())
 	if !ok || l.ControlPlane != repo {
 		return nil // not an approval of ours
@@ -68,7 +70,7 @@ func (p *Promoter) Approve(ctx context.Context, inst int64, repo envref.Repo, ev
 	if !offersPromotion(run) {
 		return p.refuse(ctx, l, run, user, click{Env: l.Env, SHA: l.Commit}.refusal())
 	}
-	if allowed, err := p.mayPromote(ctx, gh, l, run, user); err != nil || !allowed {
+	if allowed, err := p.mayPromote(ctx, gh, l, run, user, override); err != nil || !allowed {
 		return err
 	}
 	var s *scheduling.Stage
@@ -85,33 +87,49 @@ func (p *Promoter) Approve(ctx context.Context, inst int64, repo envref.Repo, ev
 	if s == nil {
 		return p.updateApproval(ctx, l, run, "neutral", "Nothing to promote", l.Env+" no longer declares spec.promotion.")
 	}
-	return p.approveClick(ctx, l, s, c, run, user)
+	return p.approveClick(ctx, l, s, c, run, user, override)
 }
 
 // approveClick completes the facts of a click with the upstream statuses and pins its commit
 // if it counts.
-func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.Stage, c click, run *github.CheckRun, user string) error {
+func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.Stage, c click, run *github.CheckRun, user string, override bool) error {
 	c, err := p.upstreamFacts(ctx, l, c)
 	if err != nil {
 		return err
 	}
+	if !override && !s.Manual {
+		c.Offered = false // an automatic promotion's check run offers only the override
+	}
 	if why := c.refusal(); why != nil {
 		return p.refuse(ctx, l, run, user, why)
 	}
-	if err := p.Pin(ctx, l, s, "approved by @"+user); errors.Is(err, ErrBehind) {
+	v := p.verdict(s)
+	if !override && !v.Open {
+		logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", v.String()).Msg("promotion click refused")
+		return p.heldRun(ctx, l, s, v)
+	}
+	why, title := windowWhy("approved by @"+user, v), "Promoted by @"+user
+	if override {
+		why, title = fmt.Sprintf("window override by @%s (%s)\n%s@%s", user, v.Short(), overrideTrailer, user), "Promoted by @"+user+", overriding the window"
+	}
+	if err := p.Pin(ctx, l, s, why); errors.Is(err, ErrBehind) {
 		return p.refuse(ctx, l, run, user, err)
 	} else if err != nil {
 		return err
 	}
-	return p.updateApproval(ctx, l, run, "success", "Promoted by @"+user, fmt.Sprintf("@%s promoted main %s to %s.", user, short(l.Commit), l.Env))
+	return p.updateApproval(ctx, l, run, "success", title, fmt.Sprintf("@%s promoted main %s to %s (%s).", user, short(l.Commit), l.Env, v.String()))
 }
 
 // mayPromote checks that user has write permission on the control plane; if not, the check
 // run says so and keeps its button.
-func (p *Promoter) mayPromote(ctx context.Context, gh ghport.GitHub, l Locator, run *github.CheckRun, user string) (bool, error) {
+func (p *Promoter) mayPromote(ctx context.Context, gh ghport.GitHub, l Locator, run *github.CheckRun, user string, override bool) (bool, error) {
 	level, err := gh.Permission(ctx, l.ControlPlane, user)
 	if err != nil {
 		return false, fmt.Errorf("permission of %s on %s: %w", user, l.ControlPlane, err)
+	}
+	if override && level != "admin" {
+		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("window override refused: no admin permission")
+		return false, nil
 	}
 	if !ghport.CanWrite(level) {
 		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("promotion click refused: no write permission")
