@@ -27,8 +27,8 @@ func labelled(doc, labels string) string {
 
 func TestWindowsAndFreezes(t *testing.T) {
 	fsys := fstest.MapFS{
-		".environments/dev.yaml": {Data: []byte(env("dev", "    windows:\n    - {name: business-hours, kind: allow, schedule: \"0 9 * * 1-5\", duration: 8h, timeZone: Europe/Paris}\n    - {kind: deny, schedule: \"@daily\", duration: 1h}\n"))},
-		".environments/prod.yaml": {Data: []byte(labelled(env("prod", "    after: dev\n"), "tier: production"))},
+		".environments/dev.yaml":     {Data: []byte(env("dev", "    windows:\n    - {name: business-hours, kind: allow, schedule: \"0 9 * * 1-5\", duration: 8h, timeZone: Europe/Paris}\n    - {kind: deny, schedule: \"@daily\", duration: 1h}\n"))},
+		".environments/prod.yaml":    {Data: []byte(labelled(env("prod", "    after: dev\n"), "tier: production"))},
 		".environments/freezes.yaml": {Data: []byte(freezesDoc)},
 	}
 	envs, errs := LoadEnvironments(Source{FS: fsys})

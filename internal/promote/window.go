@@ -34,7 +34,9 @@ const overrideTrailer = "Kalypso-Window-Override: "
 func WithWindowRecheck(d time.Duration) Option { return func(p *Promoter) { p.recheck = d } }
 
 // verdict is what the stage's windows say now.
-func (p *Promoter) verdict(s *scheduling.Stage) window.Verdict { return window.Decide(s.Windows, p.now()) }
+func (p *Promoter) verdict(s *scheduling.Stage) window.Verdict {
+	return window.Decide(s.Windows, p.now())
+}
 
 // again is how long until a promotion held by v looks again.
 func (p *Promoter) again(v window.Verdict) time.Duration {
