@@ -29,7 +29,10 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require github.com/moby/patternmatcher v0.6.0
+require (
+	github.com/moby/patternmatcher v0.6.0
+	github.com/robfig/cron/v3 v3.0.1
+)
 
 require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -46,7 +49,6 @@ require (
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/robfig/cron/v3 v3.0.1 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
