@@ -34,6 +34,10 @@ type Stage struct {
 	// Windows are the environment's promotion windows, then the deny windows of the Freezes
 	// declared on main that select it.
 	Windows []window.Window
+	// Approvers are the users and teams (org/slug) who may approve a manual promotion (none:
+	// every writer); Required is how many distinct ones must.
+	Approvers []string
+	Required  int
 }
 
 // Chain is the promotion graph of the environments declared on main.
@@ -168,6 +172,9 @@ func parseStage(e *Environment, errs *Errors) (*Stage, bool) {
 		if !parseGates(e, c, &s.Gate, errs) {
 			ok = false
 		}
+	}
+	if !parseApprovers(e, s, errs) {
+		ok = false
 	}
 	windows, good := parseWindows(e, errs)
 	s.Windows, ok = windows, ok && good

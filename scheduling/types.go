@@ -103,6 +103,13 @@ type Promotion struct {
 	// Windows are allow and deny windows of the promotions into the environment, automatic and
 	// approved alike; Freezes declared on main add deny windows.
 	Windows []PromotionWindow `yaml:"windows"`
+	// Approvers, with approval manual, are who may approve: GitHub users (a login) and teams
+	// (`org/team-slug`, their members read from GitHub). Each needs write permission on the
+	// control plane too. Without it, every user with write permission may approve.
+	Approvers []string `yaml:"approvers" default:"[]: every user with write permission" example:"[alice, my-org/release-managers]"`
+	// Required, with approval manual, is how many distinct approvers must click Promote before
+	// the commit is pinned. The author and committer of the main commit never count (four eyes).
+	Required int `yaml:"required" default:"1" example:"2"`
 }
 
 // Compliance says which commit statuses count as cluster compliance and, for clusters that

@@ -74,3 +74,29 @@ func TestWindowErrorsAtTheirLines(t *testing.T) {
 		})
 	}
 }
+
+func TestApprovers(t *testing.T) {
+	c, errs := chainOf(t, env("dev", "    timeout: 1m\n"), env("stage", "    after: dev\n    approval: manual\n    approvers: [alice, my-org/release-managers]\n    required: 2\n"))
+	require.Empty(t, errs)
+	require.Equal(t, []string{"alice", "my-org/release-managers"}, c.Stages["stage"].Approvers)
+	require.Equal(t, 2, c.Stages["stage"].Required)
+	c, _ = chainOf(t, env("dev", "    approval: manual\n"))
+	require.Equal(t, 1, c.Stages["dev"].Required, "one approval by default")
+
+	cases := map[string]struct{ promotion, want string }{
+		"automatic": {"    approvers: [alice]\n", `spec.promotion.approvers: approvers and required need approval: manual`},
+		"bad login": {"    approval: manual\n    approvers: [-alice]\n", `spec.promotion.approvers[0]: "-alice" is not a GitHub login`},
+		"bad team":  {"    approval: manual\n    approvers: [org/Team One]\n", `spec.promotion.approvers[0]: "org/Team One" is not a team`},
+		"twice":     {"    approval: manual\n    approvers: [alice, Alice]\n", `spec.promotion.approvers[1]: "Alice" is named twice`},
+		"unreachable": {"    approval: manual\n    approvers: [alice]\n    required: 2\n",
+			`spec.promotion.required: 2 approvals cannot be reached by 1 named users`},
+		"negative": {"    approval: manual\n    required: -1\n", `spec.promotion.required: must be at least 1`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fsys := fstest.MapFS{".environments/a.yaml": {Data: []byte(env("dev", tc.promotion))}}
+			_, errs := LoadEnvironments(Source{FS: fsys})
+			require.Contains(t, errs.Error(), tc.want)
+		})
+	}
+}

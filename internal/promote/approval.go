@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/google/go-github/v62/github"
@@ -19,7 +20,7 @@ import (
 // askApproval creates the "Promote to <env>" check run with a Promote button on the main
 // commit, unless the commit already has it (whatever became of it since); one that a closed
 // window held is rewritten now that the window is open.
-func (p *Promoter) askApproval(ctx context.Context, l Locator, from string) error {
+func (p *Promoter) askApproval(ctx context.Context, l Locator, s *scheduling.Stage) error {
 	gh, err := p.clients.Client(ctx, l.Installation)
 	if err != nil {
 		return err
@@ -29,7 +30,8 @@ func (p *Promoter) askApproval(ctx context.Context, l Locator, from string) erro
 		return err
 	}
 	return p.upsertApproval(ctx, gh, l, "Waiting for approval to promote to "+l.Env,
-		fmt.Sprintf("Main %s is deployed to %s. A user with write permission on %s can promote it to **%s** with the Promote button.", short(l.Commit), from, l.ControlPlane, l.Env),
+		fmt.Sprintf("Main %s is deployed to %s. A user with write permission on %s can promote it to **%s** with the Promote button.\n\n%s",
+			short(l.Commit), s.After, l.ControlPlane, l.Env, quorumSummary(l, s, nil)),
 		promoteButton("Promote to "+l.Env))
 }
 
@@ -108,7 +110,14 @@ func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.St
 		logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", v.String()).Msg("promotion click refused")
 		return p.heldRun(ctx, l, s, v)
 	}
-	why, title := windowWhy("approved by @"+user, v), "Promoted by @"+user
+	approved := approvalsOf(run)
+	if !override {
+		var enough bool
+		if approved, enough, err = p.countApproval(ctx, l, s, run, user, approved); err != nil || !enough {
+			return err
+		}
+	}
+	why, title := windowWhy(approvedBy(approved), v), "Promoted by @"+strings.Join(approved, ", @")
 	if override {
 		why, title = fmt.Sprintf("window override by @%s (%s)\n%s@%s", user, v.Short(), overrideTrailer, user), "Promoted by @"+user+", overriding the window"
 	}
@@ -117,7 +126,43 @@ func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.St
 	} else if err != nil {
 		return err
 	}
-	return p.updateApproval(ctx, l, run, "success", title, fmt.Sprintf("@%s promoted main %s to %s (%s).", user, short(l.Commit), l.Env, v.String()))
+	return p.updateApproval(ctx, l, run, "success", title,
+		withApprovals(fmt.Sprintf("@%s promoted main %s to %s (%s).", user, short(l.Commit), l.Env, v.String()), approved))
+}
+
+// countApproval counts a Promote click towards the stage's quorum: a click that does not
+// count (a repeated one, the author's own, a user who is not an approver) is refused on the
+// check run, which keeps its button; one that leaves the quorum short is recorded there. It
+// returns the approvals with the click's, and whether they are enough.
+func (p *Promoter) countApproval(ctx context.Context, l Locator, s *scheduling.Stage, run *github.CheckRun, user string, approved []string) ([]string, bool, error) {
+	gh, err := p.clients.Client(ctx, l.Installation)
+	if err != nil {
+		return nil, false, err
+	}
+	why, err := p.quorumRefusal(ctx, gh, l, s, user, approved)
+	if err != nil {
+		return nil, false, err
+	}
+	if why != "" {
+		logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", why).Msg("promotion click refused")
+		summary := quorumSummary(l, s, approved) + "\n\nThe click of @" + user + " does not count: " + why + "."
+		return nil, false, p.writeApproval(ctx, gh, l, run, "action_required", approvalTitle(l, s, approved), withApprovals(summary, approved), promoteButton("Promote to "+l.Env))
+	}
+	approved = append(approved, user)
+	if len(approved) >= s.Required {
+		return approved, true, nil
+	}
+	logger(ctx).Info().Int64("check_run", run.GetID()).Str("user", user).Int("approvals", len(approved)).Int("required", s.Required).Msg("promotion approval counted")
+	return nil, false, p.writeApproval(ctx, gh, l, run, "action_required", approvalTitle(l, s, approved),
+		withApprovals(quorumSummary(l, s, approved), approved), promoteButton("Promote to "+l.Env))
+}
+
+// approvalTitle is the title of an approval check run that waits for its quorum.
+func approvalTitle(l Locator, s *scheduling.Stage, approved []string) string {
+	if s.Required <= 1 && len(approved) == 0 {
+		return "Waiting for approval to promote to " + l.Env
+	}
+	return fmt.Sprintf("%d of %d approvals to promote to %s", len(approved), s.Required, l.Env)
 }
 
 // mayPromote checks that user has write permission on the control plane; if not, the check

@@ -52,6 +52,7 @@ type Promoter struct {
 	reports Reports // the hub's store; nil: commit statuses only
 	recheck time.Duration
 	windows windowStatuses
+	teams   teamCache
 }
 
 // Scheduler is told of work a promotion makes due. The app queues it.
@@ -86,7 +87,7 @@ func WithLeases(l coord.Leases, holder string) Option {
 func New(cache Git, clients ghport.Installations, opts ...Option) *Promoter {
 	p := &Promoter{cache: cache, clients: clients, now: time.Now, poll: 15 * time.Second,
 		leases: coord.NewLocal(), holder: "local", waits: waitSet{m: map[envref.Env]bool{}},
-		windows: windowStatuses{posted: map[string]string{}}}
+		windows: windowStatuses{posted: map[string]string{}}, teams: teamCache{m: map[string]teamEntry{}}}
 	for _, o := range opts {
 		o(p)
 	}

@@ -191,7 +191,7 @@ func (p *Promoter) incoming(ctx context.Context, info envref.EnvInfo, s *schedul
 		return p.again(v), p.heldRun(ctx, l, s, v)
 	}
 	if s.Manual {
-		return 0, p.askApproval(ctx, l, s.After)
+		return 0, p.askApproval(ctx, l, s)
 	}
 	if wait := s.SoakTime - p.now().Sub(up.GetUpdatedAt().Time); wait > 0 {
 		return wait, nil
