@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +14,9 @@ import (
 // A quorum of two approvers, one of them through a team: the author's own click and a repeated
 // click do not count, the pin and the Deployment record both approvers.
 func TestE2EApprovalQuorumWithATeamAndFourEyes(t *testing.T) {
-	w := promotionWorld(t)
+	w := newWorld(t)
+	storeFile := filepath.Join(t.TempDir(), "hub.db")
+	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_STORE_PATH="+storeFile)
 	for _, u := range []string{"octocat", "lead", "releaser"} {
 		require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, u, "write"))
 	}
@@ -57,4 +60,17 @@ func TestE2EApprovalQuorumWithATeamAndFourEyes(t *testing.T) {
 		return false
 	}, "the stage Deployment of "+m[:7])
 	require.Equal(t, "releaser,lead", strings.Join(approvers, ","), "the Deployment's payload records every approver")
+
+	require.Equal(t, []string{
+		"refusal octocat stage " + m[:7],
+		"approval releaser stage " + m[:7],
+		"refusal releaser stage " + m[:7],
+		"approval lead stage " + m[:7],
+		"pin lead stage " + m[:7],
+	}, auditLines(w.auditEntries("lead", "&environment=stage&kind=approval,refusal,pin")))
+	require.Equal(t, []string{"pin kalypso dev " + m[:7], "promotion kalypso dev " + m[:7]},
+		auditLines(w.auditEntries("lead", "&environment=dev")), "the automatic pin and the promotion's end")
+	w.stop()
+	out, err := auditVerify(t, storeFile)
+	require.NoError(t, err, out)
 }

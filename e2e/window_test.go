@@ -63,7 +63,8 @@ func (w *world) waitWindowStatus(env, state, descPart string) {
 func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	clock := newTestClock(t, "2026-03-29T08:30:00Z") // 10:30 CEST, the day summer time starts
 	w := newWorld(t)
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_TEST_CLOCK_FILE="+clock.file)
+	storeFile := filepath.Join(t.TempDir(), "hub.db")
+	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_TEST_CLOCK_FILE="+clock.file, "KALYPSO_STORE_PATH="+storeFile)
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "platform-admin", "admin"))
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
 	dev := "    timeout: 1m\n    windows:\n    - {name: mornings, kind: allow, schedule: \"0 9 * * *\", duration: 1h, timeZone: Europe/Paris}\n"
@@ -106,4 +107,28 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	require.Contains(t, msg, "Kalypso-Window-Override: @platform-admin")
 	w.waitWindowStatus("dev", "success", "overridden by @platform-admin")
 	require.Equal(t, "Promoted by @platform-admin, overriding the window", w.checkRun(m2, held.GetID()).GetOutput().GetTitle())
+
+	entries := w.auditEntries("lead", "&environment=dev")
+	require.Equal(t, []string{
+		"window-hold kalypso dev " + m1[:7],
+		"pin kalypso dev " + m1[:7],
+		"window-hold kalypso dev " + m2[:7],
+		"refusal lead dev " + m2[:7],
+		"window-override platform-admin dev " + m2[:7],
+		"pin platform-admin dev " + m2[:7],
+	}, auditLines(entries), "every decision of dev, in order")
+	require.Contains(t, entries[0].Reason, `closed: no allow window is active, next allow window "mornings"`)
+	require.Contains(t, entries[3].Reason, `window override by @lead refused: needs admin permission (has "write")`)
+	require.Equal(t, m1, entries[5].Previous, "the pin records the commit it replaced")
+	require.NotEmpty(t, entries[4].Delivery, "a click's decision names its webhook delivery")
+	require.Equal(t, entries[3].Hash, entries[4].PrevHash, "entries are chained")
+
+	w.stop()
+	out, err := auditVerify(t, storeFile)
+	require.NoError(t, err, out)
+	require.Contains(t, out, "audit trail intact")
+	editAudit(t, storeFile, entries[4].Seq, "platform-admin", "lead")
+	out, err = auditVerify(t, storeFile)
+	require.Error(t, err, "an edited record is detected")
+	require.Contains(t, out, fmt.Sprintf("audit trail chain broken at entry %d", entries[4].Seq))
 }

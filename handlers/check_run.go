@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -30,7 +31,7 @@ func (c *Core) routeCheckRun(ctx context.Context, payload []byte) (bool, error) 
 		if action != promote.PromoteAction && action != promote.OverrideAction && action != reconcile.AcceptAction && action != reconcile.FullPreviewAction {
 			return false, nil
 		}
-		return false, c.Queue.Add(ctx, ClickKey(inst, repo, run.GetID(), action), Clicks{{User: ev.GetSender().GetLogin(), Run: run}})
+		return false, c.Queue.Add(ctx, ClickKey(inst, repo, run.GetID(), action), Clicks{{User: ev.GetSender().GetLogin(), Run: run, Delivery: app.DeliveryID(ctx)}})
 	case "rerequested":
 		if _, _, ok := reconcile.ParsePreviewExternalID(run.GetExternalID()); ok {
 			return false, c.rerunPreviews(ctx, inst, repo, run)

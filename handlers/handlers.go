@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -81,6 +82,7 @@ type Core struct {
 	Reconciler      Reconciler
 	Index           Index
 	Promoter        Promoter
+	Audit           audit.Appender // the audit trail of decisions; nil: none
 	Previews        Previewer
 	PreviewComments bool
 	// PreviewBudget bounds the previews per pull request author (nil: no bound).

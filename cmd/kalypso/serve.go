@@ -14,6 +14,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
@@ -72,13 +73,16 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
 	popts := []promote.Option{promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
-		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st)}
+		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st), promote.WithAudit(st)}
 	if clock := testClock(cfg, os.Getenv); clock != nil {
 		logger.Warn().Str("variable", testClockVariable).Msg("the promoter reads a test clock")
 		popts = append(popts, promote.WithClock(clock), promote.WithWindowRecheck(cfg.Promotion.PollInterval.Std()))
 	}
 	promoter := promote.New(cache, clients, popts...)
 	core.Promoter = promoter
+	core.Audit = st
+	trail := &audit.API{Trail: st, Users: audit.GitHubUsers{APIURL: cfg.GitHub.V3APIURL}, Logger: logger.With().Str("component", "audit").Logger()}
+	opts = append(opts, app.WithPublicRoutes(trail.Register))
 	if cfg.Preview.Enabled {
 		core.Previews = rec
 	}

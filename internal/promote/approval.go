@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
@@ -56,6 +57,7 @@ func (p *Promoter) Override(ctx context.Context, inst int64, repo envref.Repo, e
 
 // clicked handles a click on Promote (override false) or Override window (override true).
 func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string, override bool) error {
+	ctx = withActor(ctx, user)
 	l, ok := parseApprovalID(event.GetExternalID())
 	if !ok || l.ControlPlane != repo {
 		return nil // not an approval of ours
@@ -108,6 +110,7 @@ func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.St
 	v := p.verdict(s)
 	if !override && !v.Open {
 		logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", v.String()).Msg("promotion click refused")
+		p.record(ctx, audit.KindRefusal, l, "", v.String())
 		return p.heldRun(ctx, l, s, v)
 	}
 	approved := approvalsOf(run)
@@ -119,6 +122,7 @@ func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.St
 	}
 	why, title := windowWhy(approvedBy(approved), v), "Promoted by @"+strings.Join(approved, ", @")
 	if override {
+		p.record(ctx, audit.KindOverride, l, c.Pinned, v.String())
 		why, title = fmt.Sprintf("window override by @%s (%s)\n%s@%s", user, v.Short(), overrideTrailer, user), "Promoted by @"+user+", overriding the window"
 	}
 	if err := p.Pin(ctx, l, s, why); errors.Is(err, ErrBehind) {
@@ -145,10 +149,12 @@ func (p *Promoter) countApproval(ctx context.Context, l Locator, s *scheduling.S
 	}
 	if why != "" {
 		logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", why).Msg("promotion click refused")
+		p.record(ctx, audit.KindRefusal, l, "", why)
 		summary := quorumSummary(l, s, approved) + "\n\nThe click of @" + user + " does not count: " + why + "."
 		return nil, false, p.writeApproval(ctx, gh, l, run, "action_required", approvalTitle(l, s, approved), withApprovals(summary, approved), promoteButton("Promote to "+l.Env))
 	}
 	approved = append(approved, user)
+	p.record(ctx, audit.KindApproval, l, "", fmt.Sprintf("approval %d of %d", len(approved), s.Required))
 	if len(approved) >= s.Required {
 		return approved, true, nil
 	}
@@ -174,10 +180,12 @@ func (p *Promoter) mayPromote(ctx context.Context, gh ghport.GitHub, l Locator, 
 	}
 	if override && level != "admin" {
 		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("window override refused: no admin permission")
+		p.record(ctx, audit.KindRefusal, l, "", fmt.Sprintf("window override by @%s refused: needs admin permission (has %q)", user, level))
 		return false, nil
 	}
 	if !ghport.CanWrite(level) {
 		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("promotion click refused: no write permission")
+		p.record(ctx, audit.KindRefusal, l, "", fmt.Sprintf("@%s needs write permission (has %q)", user, level))
 		return false, p.writeApproval(ctx, gh, l, run, "action_required", "Promotion refused",
 			fmt.Sprintf("@%s cannot promote to %s: it needs write permission on %s (has %q).", user, l.Env, l.ControlPlane, level), promoteButton("Promote again"))
 	}
@@ -235,6 +243,7 @@ func pinOf(repo *git.Repository, s *scheduling.Stage) string {
 // longer offers it keeps what it says (for example who promoted with it).
 func (p *Promoter) refuse(ctx context.Context, l Locator, run *github.CheckRun, user string, why error) error {
 	logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", why.Error()).Msg("promotion click refused")
+	p.record(ctx, audit.KindRefusal, l, "", why.Error())
 	if errors.Is(why, ErrNotOffered) {
 		return nil
 	}

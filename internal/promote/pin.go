@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
@@ -40,6 +42,8 @@ func (p *Promoter) Pin(ctx context.Context, l Locator, s *scheduling.Stage, why 
 		case err == nil && old == l.Commit:
 			return p.ensurePending(ctx, l)
 		case err == nil:
+			reason, _, _ := strings.Cut(why, "\n") // without the trailers
+			p.record(ctx, audit.KindPin, l, old, reason)
 			p.pinned(ctx, l, branch)
 			if old != "" {
 				p.supersede(ctx, l.At(old), l.Commit)

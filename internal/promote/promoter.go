@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
@@ -53,6 +54,7 @@ type Promoter struct {
 	recheck time.Duration
 	windows windowStatuses
 	teams   teamCache
+	trail   audit.Appender // the audit trail; nil: decisions are only logged
 }
 
 // Scheduler is told of work a promotion makes due. The app queues it.

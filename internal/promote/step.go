@@ -111,7 +111,7 @@ func (p *Promoter) advance(ctx context.Context, info envref.EnvInfo, v *view, s 
 	var d time.Duration
 	var err error
 	switch {
-	case s.After == "" && len(s.Windows) > 0: // only a window holds a commit of main
+	case s.After == "" && len(s.Windows) > 0 && v.main != v.pins[s.Env.Name]: // only a window holds a commit of main
 		d, err = p.heldMain(ctx, info, s, v.main)
 	case !v.behind[s.Env.Name]:
 		d, err = p.incoming(ctx, info, s, v.pins[s.After])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/window"
@@ -65,11 +66,14 @@ func (p *Promoter) hold(ctx context.Context, l Locator, s *scheduling.Stage, v w
 	desc := heldPrefix + v.Short()
 	if st, err := p.currentStatus(ctx, l); err != nil {
 		return 0, err
+	} else if st != nil && !isHeld(st) {
+		return 0, nil // pinned meanwhile (an override): no longer held
 	} else if st.GetDescription() != desc {
 		if err := p.status(ctx, l, "pending", desc); err != nil {
 			return 0, err
 		}
 		logger(ctx).Info().Str("environment", l.Env).Str("main", l.Commit).Str("window", v.String()).Msg("promotion held by a window")
+		p.record(ctx, audit.KindWindowHold, l, "", v.String())
 	}
 	return p.again(v), p.heldRun(ctx, l, s, v)
 }

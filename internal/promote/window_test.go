@@ -2,13 +2,18 @@ package promote
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/store"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
@@ -87,6 +92,8 @@ func TestAnAdminOverridesAClosedWindow(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, devDenyTonight, stageAuto)
 	w.gh.Permissions = map[string]string{"alice": "write", "carol": "admin"}
+	trail := &memTrail{}
+	w.start(w.cache, WithAudit(trail))
 	ctx := context.Background()
 	m := w.main("a")
 	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m)))
@@ -112,6 +119,40 @@ func TestAnAdminOverridesAClosedWindow(t *testing.T) {
 	state, desc := w.windowStatus("cafe02")
 	require.Equal(t, "success", state, "the overridden pin may be merged")
 	require.Contains(t, desc, `overridden by @carol; closed by deny window "nightly"`)
+	require.Equal(t, []string{
+		"window-hold kalypso dev " + m[:7] + ` closed by deny window "nightly" (0 22 * * * for 2h, UTC); opens 2023-11-15 00:00 UTC`,
+		"refusal alice dev " + m[:7] + " main " + m[:7] + " to dev: this check run no longer offers a promotion",
+		"refusal alice dev " + m[:7] + ` window override by @alice refused: needs admin permission (has "write")`,
+		"window-override carol dev " + m[:7] + ` closed by deny window "nightly" (0 22 * * * for 2h, UTC); opens 2023-11-15 00:00 UTC`,
+		"pin carol dev " + m[:7] + ` window override by @carol (closed by deny window "nightly"; opens 2023-11-15 00:00 UTC)`,
+	}, trail.lines(), "every decision is recorded, with who and why")
+}
+
+// memTrail is an audit trail in memory.
+type memTrail struct {
+	mu      sync.Mutex
+	entries []store.AuditEntry
+}
+
+func (m *memTrail) AppendAudit(_ context.Context, kind, subject, body string) (store.AuditEntry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := store.AuditEntry{Seq: int64(len(m.entries) + 1), Kind: kind, Subject: subject, Body: body}
+	m.entries = append(m.entries, e)
+	return e, nil
+}
+
+// lines are the entries as "kind actor environment commit reason".
+func (m *memTrail) lines() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, e := range m.entries {
+		var r audit.Record
+		_ = json.Unmarshal([]byte(e.Body), &r)
+		out = append(out, strings.Join([]string{e.Kind, r.Actor, r.Environment, short(r.Commit), r.Reason}, " "))
+	}
+	return out
 }
 
 func TestAClosedAllowWindowHoldsAnApproval(t *testing.T) {
