@@ -13,8 +13,8 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
-	"github.com/kalypso-gitops/kalypso/internal/store"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
+	"github.com/kalypso-gitops/kalypso/internal/store"
 )
 
 // The world's clock starts at 2023-11-14 22:13:20 UTC, a Tuesday.
