@@ -19,6 +19,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/govapi"
 	"github.com/kalypso-gitops/kalypso/internal/hub"
 	"github.com/kalypso-gitops/kalypso/internal/hubview"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -73,7 +74,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
 	popts := []promote.Option{promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
-		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st), promote.WithAudit(st)}
+		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st), promote.WithAudit(st), promote.WithHolds(st)}
 	if clock := testClock(cfg, os.Getenv); clock != nil {
 		logger.Warn().Str("variable", testClockVariable).Msg("the promoter reads a test clock")
 		popts = append(popts, promote.WithClock(clock), promote.WithWindowRecheck(cfg.Promotion.PollInterval.Std()))
@@ -81,8 +82,11 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	promoter := promote.New(cache, clients, popts...)
 	core.Promoter = promoter
 	core.Audit = st
-	trail := &audit.API{Trail: st, Users: audit.GitHubUsers{APIURL: cfg.GitHub.V3APIURL}, Logger: logger.With().Str("component", "audit").Logger()}
-	opts = append(opts, app.WithPublicRoutes(trail.Register))
+	users := audit.GitHubUsers{APIURL: cfg.GitHub.V3APIURL}
+	trail := &audit.API{Trail: st, Users: users, Logger: logger.With().Str("component", "audit").Logger()}
+	gov := &govapi.API{Users: users, Resolve: resolveEnvironment(index, installationsOf(clients)), Promoter: promoter,
+		Logger: logger.With().Str("component", "governance").Logger()}
+	opts = append(opts, app.WithPublicRoutes(trail.Register), app.WithPublicRoutes(gov.Register))
 	if cfg.Preview.Enabled {
 		core.Previews = rec
 	}

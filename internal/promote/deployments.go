@@ -60,9 +60,13 @@ func (p *Promoter) findDeployment(ctx context.Context, d *deployment) (bool, err
 		return false, nil
 	}
 	dep := list[0]
-	d.ID, d.Started = dep.GetID(), dep.GetCreatedAt().Time
 	var pl payload
-	if d.Merge == "" && json.Unmarshal(dep.Payload, &pl) == nil && pl.GitOpsRepo == d.GitOps.String() {
+	readable := json.Unmarshal(dep.Payload, &pl) == nil && pl.GitOpsRepo == d.GitOps.String()
+	if readable && d.Merge != "" && pl.GitOpsCommit != "" && pl.GitOpsCommit != d.Merge {
+		return false, nil // an earlier deployment of the same commit (pinned again by a rollback)
+	}
+	d.ID, d.Started = dep.GetID(), dep.GetCreatedAt().Time
+	if d.Merge == "" && readable {
 		d.Merge = pl.GitOpsCommit
 	}
 	return true, nil

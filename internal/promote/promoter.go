@@ -55,6 +55,7 @@ type Promoter struct {
 	windows windowStatuses
 	teams   teamCache
 	trail   audit.Appender // the audit trail; nil: decisions are only logged
+	holds   Holds          // holds of environments; nil: none
 }
 
 // Scheduler is told of work a promotion makes due. The app queues it.
@@ -139,6 +140,14 @@ func (p *Promoter) PromoteMain(ctx context.Context, main Locator) error {
 	}
 	for _, s := range chain.First() {
 		l := main.In(s.Env.Name)
+		if held, err := p.heldAround(ctx, l, s); err != nil {
+			return err
+		} else if held {
+			if err := p.markHeld(ctx, l); err != nil {
+				return err
+			}
+			continue
+		}
 		v := p.verdict(s)
 		if !v.Open {
 			if _, err := p.hold(ctx, l, s, v); err != nil {

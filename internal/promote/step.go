@@ -111,7 +111,7 @@ func (p *Promoter) advance(ctx context.Context, info envref.EnvInfo, v *view, s 
 	var d time.Duration
 	var err error
 	switch {
-	case s.After == "" && len(s.Windows) > 0 && v.main != v.pins[s.Env.Name]: // only a window holds a commit of main
+	case s.After == "" && (len(s.Windows) > 0 || p.holds != nil) && v.main != v.pins[s.Env.Name]: // only a window or a hold holds a commit of main
 		d, err = p.heldMain(ctx, info, s, v.main)
 	case !v.behind[s.Env.Name]:
 		d, err = p.incoming(ctx, info, s, v.pins[s.After])
@@ -133,6 +133,9 @@ func (p *Promoter) heldMain(ctx context.Context, info envref.EnvInfo, s *schedul
 	l := locate(info.Env, head)
 	st, err := p.currentStatus(ctx, l)
 	if err != nil || !isHeld(st) {
+		return 0, err
+	}
+	if held, err := p.heldAround(ctx, l, s); err != nil || held {
 		return 0, err
 	}
 	v := p.verdict(s)
@@ -192,6 +195,9 @@ func (p *Promoter) incoming(ctx context.Context, info envref.EnvInfo, s *schedul
 	}
 	if s.Manual {
 		return 0, p.askApproval(ctx, l, s)
+	}
+	if held, err := p.heldAround(ctx, l, s); err != nil || held {
+		return 0, err // a release makes the promotion due again
 	}
 	if wait := s.SoakTime - p.now().Sub(up.GetUpdatedAt().Time); wait > 0 {
 		return wait, nil

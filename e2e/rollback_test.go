@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/sample"
+)
+
+// kalypsoRollback runs `kalypso rollback` against the app as user.
+func (w *world) kalypsoRollback(user string, args ...string) (string, error) {
+	cmd := exec.Command(binary, append([]string{"rollback", "--url", "http://" + w.addr,
+		"--control-plane", sample.Owner + "/" + sample.ControlPlane}, args...)...)
+	cmd.Env = append(os.Environ(), "GITHUB_TOKEN="+w.sim.UserToken(user))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// deployDev merges dev's pull request for sha and has its cluster report success.
+func (w *world) deployDev(sha string) {
+	w.t.Helper()
+	merge := w.mergeEnvPR("dev", sha)
+	require.NoError(w.t, w.sim.PostStatus(sample.Owner, sample.GitOpsRepo, merge, "success", fluxCluster1, "reconciliation succeeded"))
+	w.waitStatus("dev", sha, "success", "deployed to 1 cluster")
+}
+
+// Roll dev back from m2 to m1 with `kalypso rollback`, see automatic promotion held, release it.
+func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
+	w := newWorld(t)
+	storeFile := filepath.Join(t.TempDir(), "hub.db")
+	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_STORE_PATH="+storeFile)
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "viewer", "read"))
+	m1 := w.declareChain(devOneCluster, "    after: dev\n    approval: manual\n")
+	w.deployDev(m1)
+	m2 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes\n")})
+	w.deployDev(m2)
+
+	out, err := w.kalypsoRollback("viewer", "--environment", "dev", "--reason", "m2 breaks checkout")
+	require.Error(t, err)
+	require.Contains(t, out, "403 Forbidden")
+	out, err = w.kalypsoRollback("lead", "--environment", "dev")
+	require.Error(t, err, "a reason is required")
+
+	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--reason", "m2 breaks checkout")
+	require.NoError(t, err, out)
+	require.Contains(t, out, `"To":"`+m1+`"`)
+	require.Equal(t, m1, w.pinOf("dev"), "the previous successful deployment is pinned back")
+	w.waitStatus("dev", m1, "pending", "waiting for the GitOps pull request to be merged")
+	require.Contains(t, w.headMessage(sample.ControlPlane, "dev"), "Kalypso-Reason: rollback by @lead from "+m2[:7]+": m2 breaks checkout")
+	w.deployDev(m1) // through the usual pull request and compliance wait
+
+	m3 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes, fixed\n")})
+	w.waitStatus("dev", m3, "pending", "held: the environment is held")
+	require.Equal(t, m1, w.pinOf("dev"), "no automatic promotion into a held environment")
+
+	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "fixed in "+m3[:7])
+	require.NoError(t, err, out)
+	w.waitStatus("dev", m3, "pending", "waiting for the GitOps pull request to be merged")
+	require.Equal(t, m3, w.pinOf("dev"), "the release promotes main's head")
+	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "again")
+	require.Error(t, err)
+	require.Contains(t, out, "409 Conflict")
+
+	lines := auditLines(w.auditEntries("lead", "&environment=dev&kind=hold,rollback,release"))
+	require.Equal(t, []string{"hold lead dev " + m1[:7], "rollback lead dev " + m1[:7], "release lead dev "}, lines)
+	entries := w.auditEntries("lead", "&environment=dev&kind=rollback")
+	require.Equal(t, m2, entries[0].Previous)
+	require.Equal(t, "m2 breaks checkout", entries[0].Reason)
+	w.stop()
+	out, err = auditVerify(t, storeFile)
+	require.NoError(t, err, out)
+	require.True(t, strings.HasPrefix(out, "audit trail intact"))
+}
