@@ -109,7 +109,9 @@ func TestCheckForwardFollowsAPinMovedBack(t *testing.T) {
 	read := []scheduling.SourceCommit{{Name: "dev", Commit: "e2"}, {Name: "main", Commit: "m1"}, {Name: "workload w", Commit: "w1"}}
 	// e2 descends from e1 (the environment branch moved on: a rollback pinned m1 there); m2 descends from m1.
 	descendsFrom := map[[2]string]bool{{"e1", "e2"}: true, {"m1", "m2"}: true, {"w1", "w2"}: true}
-	ancestry := func(src scheduling.SourceCommit, built string) (bool, bool) { return descendsFrom[[2]string{src.Commit, built}], true }
+	ancestry := func(src scheduling.SourceCommit, built string) (bool, bool) {
+		return descendsFrom[[2]string{src.Commit, built}], true
+	}
 	require.NoError(t, checkForward(read, map[string]string{"dev": "e1", "main": "m2"}, ancestry, true),
 		"main older than built, pinned by a newer environment branch: a rollback")
 	require.ErrorIs(t, checkForward(read, map[string]string{"dev": "e2", "main": "m2"}, ancestry, true), ErrOlderInputs,
