@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
 )
 
@@ -33,7 +35,7 @@ func (w *world) deployDev(sha string) {
 func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
 	w := newWorld(t)
 	storeFile := filepath.Join(t.TempDir(), "hub.db")
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_STORE_PATH="+storeFile)
+	w.start(append(w.fleetEnv(), "KALYPSO_STORE_PATH="+storeFile)...)
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "viewer", "read"))
 	m1 := w.declareChain(devOneCluster, "    after: dev\n    approval: manual\n")
@@ -53,6 +55,14 @@ func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
 	require.Equal(t, m1, w.pinOf("dev"), "the previous successful deployment is pinned back")
 	w.waitStatus("dev", m1, "pending", "waiting for the GitOps pull request to be merged")
 	require.Contains(t, w.headMessage(sample.ControlPlane, "dev"), "Kalypso-Reason: rollback by @lead from "+m2[:7]+": m2 breaks checkout")
+	browser := w.signIn("lead")
+	held := w.waitFleet(browser, "dev", "held", func(e fleetview.Environment) bool { return e.Governance.Hold != nil })
+	require.Equal(t, "lead", held.Governance.Hold.By)
+	require.Equal(t, "rollback: m2 breaks checkout", held.Governance.Hold.Reason)
+	require.Contains(t, w.page(browser), "held by @lead since")
+	resp, body := w.fleetGet("/badges/" + fleetRepo + "/dev.svg")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, body, "<title>dev: held · ", "the badge shows the hold")
 	w.deployDev(m1) // through the usual pull request and compliance wait
 
 	m3 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes, fixed\n")})
@@ -63,6 +73,7 @@ func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
 	require.NoError(t, err, out)
 	w.waitStatus("dev", m3, "pending", "waiting for the GitOps pull request to be merged")
 	require.Equal(t, m3, w.pinOf("dev"), "the release promotes main's head")
+	w.waitFleet(browser, "dev", "released", func(e fleetview.Environment) bool { return e.Governance.Hold == nil })
 	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "again")
 	require.Error(t, err)
 	require.Contains(t, out, "409 Conflict")

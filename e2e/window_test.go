@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
 )
 
@@ -64,7 +65,7 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	clock := newTestClock(t, "2026-03-29T08:30:00Z") // 10:30 CEST, the day summer time starts
 	w := newWorld(t)
 	storeFile := filepath.Join(t.TempDir(), "hub.db")
-	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms", "KALYPSO_TEST_CLOCK_FILE="+clock.file, "KALYPSO_STORE_PATH="+storeFile)
+	w.start(append(w.fleetEnv(), "KALYPSO_TEST_CLOCK_FILE="+clock.file, "KALYPSO_STORE_PATH="+storeFile)...)
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "platform-admin", "admin"))
 	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
 	dev := "    timeout: 1m\n    windows:\n    - {name: mornings, kind: allow, schedule: \"0 9 * * *\", duration: 1h, timeZone: Europe/Paris}\n"
@@ -76,6 +77,11 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	w.waitStatus("dev", m1, "pending", `held: closed: outside allow window "mornings"; opens 2026-03-30 09:00 CEST`)
 	require.NotEqual(t, m1, w.pinOf("dev"), "denied: nothing is pinned outside the window")
 	w.waitWindowStatus("dev", "pending", `outside allow window "mornings"`)
+	browser := w.signIn("lead")
+	devCard := w.waitFleet(browser, "dev", "its closed window", func(e fleetview.Environment) bool { return e.Governance.Window != "" })
+	require.False(t, devCard.Governance.WindowOpen)
+	require.Contains(t, devCard.Governance.Window, `outside allow window "mornings"; opens 2026-03-30 09:00 CEST`)
+	require.Equal(t, "mornings", devCard.Governance.Windows[0].Name)
 	run := w.approvalRun(m1, "dev")
 	require.NotNil(t, run)
 	require.Equal(t, "Held by a promotion window", run.GetOutput().GetTitle())

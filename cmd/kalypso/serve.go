@@ -75,9 +75,11 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
 	popts := []promote.Option{promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
 		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st), promote.WithAudit(st), promote.WithHolds(st)}
+	now := time.Now
 	if clock := testClock(cfg, os.Getenv); clock != nil {
-		logger.Warn().Str("variable", testClockVariable).Msg("the promoter reads a test clock")
+		logger.Warn().Str("variable", testClockVariable).Msg("the promoter and the fleet view read a test clock")
 		popts = append(popts, promote.WithClock(clock), promote.WithWindowRecheck(cfg.Promotion.PollInterval.Std()))
+		now = clock
 	}
 	promoter := promote.New(cache, clients, popts...)
 	core.Promoter = promoter
@@ -91,7 +93,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 		core.Previews = rec
 	}
 	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
-		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL})
+		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL, Holds: st.Holds, Now: now})
 	if err != nil {
 		return nil, err
 	}
