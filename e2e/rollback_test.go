@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
@@ -87,4 +88,59 @@ func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
 	out, err = auditVerify(t, storeFile)
 	require.NoError(t, err, out)
 	require.True(t, strings.HasPrefix(out, "audit trail intact"))
+}
+
+// namedRun returns the check run of the app named name on a main commit, or nil.
+func (w *world) namedRun(sha, name string) *github.CheckRun {
+	for _, r := range w.sim.CheckRuns(sample.Owner, sample.ControlPlane, sha) {
+		if r.GetName() == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// clickRollBack presses the Roll back button of a check run as user and waits for the app.
+func (w *world) clickRollBack(run *github.CheckRun, user string) {
+	w.t.Helper()
+	require.NoError(w.t, w.sim.ClickCheckRunAction(run.GetID(), "rollback", user))
+	w.settle()
+}
+
+// The Roll back button of the latest deployment's check run rolls back and holds; the hold
+// shows on a check run of the commit pinned back, and its release there too.
+func TestE2ERollBackButton(t *testing.T) {
+	w := newWorld(t)
+	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms")
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "viewer", "read"))
+	m1 := w.declareChain(devOneCluster, "    after: dev\n    approval: manual\n")
+	w.deployDev(m1)
+	m2 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes\n")})
+	w.deployDev(m2)
+	var old, latest *github.CheckRun
+	w.eventually(func() bool {
+		old, latest = w.namedRun(m1, "Deployed to dev"), w.namedRun(m2, "Deployed to dev")
+		return old != nil && latest != nil
+	}, "each successful deployment leaves a check run with Roll back")
+
+	w.clickRollBack(old, "lead")
+	require.Equal(t, "No longer the latest deployment", w.checkRun(m1, old.GetID()).GetOutput().GetTitle())
+	require.Empty(t, w.actions(w.checkRun(m1, old.GetID())), "a stale button goes away")
+	w.clickRollBack(latest, "viewer")
+	require.Contains(t, w.checkRun(m2, latest.GetID()).GetOutput().GetSummary(), `@viewer cannot roll back dev: it needs write permission`)
+	require.Equal(t, m2, w.pinOf("dev"))
+
+	w.clickRollBack(latest, "lead")
+	w.waitStatus("dev", m1, "pending", "waiting for the GitOps pull request to be merged")
+	require.Equal(t, m1, w.pinOf("dev"))
+	require.Equal(t, "Rolled back by @lead", w.checkRun(m2, latest.GetID()).GetOutput().GetTitle())
+	hold := w.namedRun(m1, "Hold on dev")
+	require.NotNil(t, hold, "the hold shows on the check runs of the commit pinned back")
+	require.Equal(t, "dev is held by @lead", hold.GetOutput().GetTitle())
+
+	out, err := w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "all clear")
+	require.NoError(t, err, out)
+	w.eventually(func() bool { return w.checkRun(m1, hold.GetID()).GetOutput().GetTitle() == "Released" }, "the hold's check run says it was released")
+	require.Contains(t, w.checkRun(m1, hold.GetID()).GetOutput().GetSummary(), "Released by @lead: all clear")
 }

@@ -31,6 +31,8 @@ func (c *Core) workClicks(ctx context.Context, key workq.Key, clicks Clicks) err
 			errs = append(errs, c.Promoter.Approve(ctx, inst, repo, click.Run, click.User))
 		case promote.OverrideAction:
 			errs = append(errs, c.Promoter.Override(ctx, inst, repo, click.Run, click.User))
+		case promote.RollBackAction:
+			errs = append(errs, c.Promoter.RollBackClick(ctx, inst, repo, click.Run, click.User))
 		case reconcile.FullPreviewAction:
 			errs = append(errs, c.showFullPreview(ctx, inst, repo, click))
 		default:

@@ -47,6 +47,8 @@ type Promoter interface {
 	Approve(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
 	// Override handles a click on Override window (see promote.Promoter.Override).
 	Override(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
+	// RollBackClick handles a click on Roll back (see promote.Promoter.RollBackClick).
+	RollBackClick(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
 	Converge(ctx context.Context, info envref.EnvInfo) (time.Duration, error)
 	Waiting(inst int64) []envref.Env
 }

@@ -81,7 +81,7 @@ func (p *Promoter) RollBack(ctx context.Context, env envref.Env, user, reason st
 	if err != nil {
 		return Rollback{}, err
 	}
-	hold := store.Hold{ControlPlane: l.ControlPlane.String(), Environment: env.Name, By: user, Reason: "rollback: " + reason}
+	hold := store.Hold{ControlPlane: l.ControlPlane.String(), Environment: env.Name, By: user, Commit: to, Reason: "rollback: " + reason}
 	if _, err := p.holds.SetHold(ctx, hold); err != nil {
 		return Rollback{}, err
 	}
@@ -91,6 +91,9 @@ func (p *Promoter) RollBack(ctx context.Context, env envref.Env, user, reason st
 		return Rollback{}, err
 	}
 	p.record(ctx, audit.KindRollback, l, pinned, reason)
+	if err := p.holdRun(ctx, l, hold, ""); err != nil {
+		logger(ctx).Warn().Err(err).Str("environment", env.Name).Msg("showing the hold on a check run")
+	}
 	return Rollback{From: pinned, To: to}, nil
 }
 
@@ -135,6 +138,9 @@ func (p *Promoter) Release(ctx context.Context, env envref.Env, user, reason str
 		return store.Hold{}, fmt.Errorf("%s: %w", env.Name, ErrNotHeld)
 	}
 	p.record(ctx, audit.KindRelease, l, "", reason)
+	if err := p.holdRun(ctx, l, h, fmt.Sprintf("Released by @%s: %s", user, reason)); err != nil {
+		logger(ctx).Warn().Err(err).Str("environment", env.Name).Msg("showing the release on a check run")
+	}
 	if p.sched != nil {
 		p.sched.Advance(ctx, env)
 		if chain, err := p.chain(ctx, l); err == nil {

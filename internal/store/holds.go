@@ -13,14 +13,15 @@ type Hold struct {
 	ControlPlane string    `json:"controlPlane"`
 	Environment  string    `json:"environment"`
 	By           string    `json:"by"`
+	Commit       string    `json:"commit"` // the main commit pinned when the hold was set
 	Reason       string    `json:"reason"`
 	Since        time.Time `json:"since"`
 }
 
 // SetHold holds an environment; an environment held already keeps its first hold (false).
 func (s *Store) SetHold(ctx context.Context, h Hold) (bool, error) {
-	res, err := s.exec(ctx, s.db, `INSERT INTO holds (control_plane, environment, held_by, reason, since) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (control_plane, environment) DO NOTHING`, h.ControlPlane, h.Environment, h.By, h.Reason, ms(s.now()))
+	res, err := s.exec(ctx, s.db, `INSERT INTO holds (control_plane, environment, held_by, main_commit, reason, since) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (control_plane, environment) DO NOTHING`, h.ControlPlane, h.Environment, h.By, h.Commit, h.Reason, ms(s.now()))
 	if err != nil {
 		return false, fmt.Errorf("store: hold %s/%s: %w", h.ControlPlane, h.Environment, err)
 	}
@@ -58,8 +59,8 @@ func (s *Store) HoldOf(ctx context.Context, cp, env string) (Hold, bool, error) 
 func (s *Store) holdOf(ctx context.Context, q querier, cp, env string) (Hold, bool, error) {
 	h := Hold{ControlPlane: cp, Environment: env}
 	var since int64
-	err := s.queryRow(ctx, q, `SELECT held_by, reason, since FROM holds WHERE control_plane = ? AND environment = ?`, cp, env).
-		Scan(&h.By, &h.Reason, &since)
+	err := s.queryRow(ctx, q, `SELECT held_by, main_commit, reason, since FROM holds WHERE control_plane = ? AND environment = ?`, cp, env).
+		Scan(&h.By, &h.Commit, &h.Reason, &since)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Hold{}, false, nil
 	}
@@ -69,7 +70,7 @@ func (s *Store) holdOf(ctx context.Context, q querier, cp, env string) (Hold, bo
 
 // Holds lists the holds of a control plane's environments, by environment.
 func (s *Store) Holds(ctx context.Context, cp string) ([]Hold, error) {
-	rows, err := s.query(ctx, s.db, `SELECT environment, held_by, reason, since FROM holds WHERE control_plane = ? ORDER BY environment`, cp)
+	rows, err := s.query(ctx, s.db, `SELECT environment, held_by, main_commit, reason, since FROM holds WHERE control_plane = ? ORDER BY environment`, cp)
 	if err != nil {
 		return nil, fmt.Errorf("store: holds of %s: %w", cp, err)
 	}
@@ -77,7 +78,7 @@ func (s *Store) Holds(ctx context.Context, cp string) ([]Hold, error) {
 	err = eachRow(rows, func() error {
 		h := Hold{ControlPlane: cp}
 		var since int64
-		err := rows.Scan(&h.Environment, &h.By, &h.Reason, &since)
+		err := rows.Scan(&h.Environment, &h.By, &h.Commit, &h.Reason, &since)
 		h.Since = fromMS(since)
 		out = append(out, h)
 		return err

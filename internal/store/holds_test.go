@@ -14,7 +14,7 @@ func TestHolds(t *testing.T) {
 	suite(t, func(t *testing.T, c *clock, reopen func() *store.Store) {
 		ctx := context.Background()
 		s := reopen()
-		set, err := s.SetHold(ctx, store.Hold{ControlPlane: "o/cp", Environment: "prod", By: "alice", Reason: "bad release"})
+		set, err := s.SetHold(ctx, store.Hold{ControlPlane: "o/cp", Environment: "prod", By: "alice", Commit: "abc", Reason: "bad release"})
 		require.NoError(t, err)
 		require.True(t, set)
 		c.add(time.Minute)
@@ -28,6 +28,7 @@ func TestHolds(t *testing.T) {
 		require.True(t, held)
 		require.Equal(t, "alice", h.By)
 		require.Equal(t, "bad release", h.Reason)
+		require.Equal(t, "abc", h.Commit)
 		require.Equal(t, time.Date(2026, 8, 24, 9, 0, 0, 0, time.UTC), h.Since)
 		list, err := other.Holds(ctx, "o/cp")
 		require.NoError(t, err)

@@ -4,6 +4,7 @@ CREATE TABLE holds (
     control_plane TEXT NOT NULL,
     environment   TEXT NOT NULL,
     held_by       TEXT NOT NULL,
+    main_commit   TEXT NOT NULL, -- the commit pinned when the hold was set (the rollback's)
     reason        TEXT NOT NULL,
     since         BIGINT NOT NULL,
     PRIMARY KEY (control_plane, environment)
