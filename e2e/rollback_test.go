@@ -144,3 +144,33 @@ func TestE2ERollBackButton(t *testing.T) {
 	w.eventually(func() bool { return w.checkRun(m1, hold.GetID()).GetOutput().GetTitle() == "Released" }, "the hold's check run says it was released")
 	require.Contains(t, w.checkRun(m1, hold.GetID()).GetOutput().GetSummary(), "Released by @lead: all clear")
 }
+
+// `kalypso rollback --config` reverts the latest config change of an environment branch.
+func TestE2EConfigRollbackRevertsAndHolds(t *testing.T) {
+	w := newWorld(t)
+	w.start("KALYPSO_PROMOTION_POLL_INTERVAL=100ms")
+	require.NoError(t, w.sim.SetPermission(sample.Owner, sample.ControlPlane, "lead", "write"))
+	m1 := w.declareChain(devOneCluster, "    after: dev\n")
+	w.waitStatus("dev", m1, "pending", "waiting for the GitOps pull request")
+	change := w.commit(sample.ControlPlane, "dev", map[string]*string{"notes/change.md": str("scale up\n")})
+	w.settle()
+
+	out, err := w.kalypsoRollback("lead", "--environment", "dev", "--config", "--reason", "the change broke dev")
+	require.NoError(t, err, out)
+	require.Contains(t, out, `"From":"`+change+`"`)
+	_, err = w.sim.ReadFile(sample.Owner, sample.ControlPlane, "dev", "notes/change.md")
+	require.Error(t, err, "the change is reverted")
+	msg := w.headMessage(sample.ControlPlane, "dev")
+	require.Contains(t, msg, "This reverts commit "+change+".")
+	require.Contains(t, msg, "Kalypso-Reason: rollback by @lead: the change broke dev")
+	lines := auditLines(w.auditEntries("lead", "&environment=dev&kind=hold,rollback"))
+	require.Equal(t, []string{"hold lead dev ", "rollback lead dev "}, lines)
+
+	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "fixed")
+	require.NoError(t, err, out)
+	w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes\n")})
+	w.settle()
+	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--config", "--reason", "not a config change")
+	require.Error(t, err, "the latest commit of dev is a pin")
+	require.Contains(t, out, "409 Conflict")
+}

@@ -39,8 +39,8 @@ func resolveEnvironment(index *envref.Index, list func(ctx context.Context) ([]i
 // with --release, to release its hold), as the user of a GitHub token.
 func runRollback(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var url, cp, env, reason string
-	var release bool
-	fs := newFlagSet("rollback", "--url URL --control-plane OWNER/REPO --environment ENV --reason TEXT [--release]",
+	var release, config bool
+	fs := newFlagSet("rollback", "--url URL --control-plane OWNER/REPO --environment ENV --reason TEXT [--config | --release]",
 		"Pins the previous successfully deployed main commit into an environment, through its pull request\n"+
 			"and compliance wait, and holds the environment: no automatic promotion into or out of it until a\n"+
 			"release (--release, with a reason). The GitHub user token in GITHUB_TOKEN must have write\n"+
@@ -50,6 +50,7 @@ func runRollback(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&env, "environment", "", "the environment")
 	fs.StringVar(&reason, "reason", "", "why (recorded in the audit trail)")
 	fs.BoolVar(&release, "release", false, "release the environment's hold instead")
+	fs.BoolVar(&config, "config", false, "revert the latest config change of the environment branch (a revert commit) instead of pinning the previous deployment")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -62,7 +63,7 @@ func runRollback(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if release {
 		path = "/api/v1/release"
 	}
-	body, _ := json.Marshal(govapi.Request{ControlPlane: cp, Environment: env, Reason: reason})
+	body, _ := json.Marshal(govapi.Request{ControlPlane: cp, Environment: env, Reason: reason, Config: config && !release})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(url, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso rollback: %v\n", err)

@@ -33,6 +33,7 @@ var ErrUnknownEnvironment = errors.New("no such environment in the control plane
 // Promoter rolls back and releases environments (implemented by *promote.Promoter).
 type Promoter interface {
 	RollBack(ctx context.Context, env envref.Env, user, reason string) (promote.Rollback, error)
+	RollBackConfig(ctx context.Context, env envref.Env, user, reason string) (promote.Rollback, error)
 	Release(ctx context.Context, env envref.Env, user, reason string) (store.Hold, error)
 }
 
@@ -49,6 +50,9 @@ type Request struct {
 	ControlPlane string `json:"controlPlane"` // OWNER/REPO
 	Environment  string `json:"environment"`
 	Reason       string `json:"reason"`
+	// Config, for a rollback, reverts the latest config change of the environment branch
+	// instead of pinning the previous deployment.
+	Config bool `json:"config,omitempty"`
 }
 
 // Register adds the routes to mux.
@@ -58,19 +62,22 @@ func (a *API) Register(mux *http.ServeMux) {
 }
 
 func (a *API) serveRollback(w http.ResponseWriter, r *http.Request) {
-	a.serve(w, r, "rollback", func(ctx context.Context, env envref.Env, user, reason string) (any, error) {
-		return a.Promoter.RollBack(ctx, env, user, reason)
+	a.serve(w, r, "rollback", func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
+		if req.Config {
+			return a.Promoter.RollBackConfig(ctx, env, user, req.Reason)
+		}
+		return a.Promoter.RollBack(ctx, env, user, req.Reason)
 	})
 }
 
 func (a *API) serveRelease(w http.ResponseWriter, r *http.Request) {
-	a.serve(w, r, "release", func(ctx context.Context, env envref.Env, user, reason string) (any, error) {
-		return a.Promoter.Release(ctx, env, user, reason)
+	a.serve(w, r, "release", func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
+		return a.Promoter.Release(ctx, env, user, req.Reason)
 	})
 }
 
 // serve reads and checks a request, authenticates its user and runs do.
-func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, do func(context.Context, envref.Env, string, string) (any, error)) {
+func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, do func(context.Context, Request, envref.Env, string) (any, error)) {
 	req, cp, err := readRequest(r)
 	if err != nil {
 		reply(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
@@ -95,9 +102,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, do func
 		return
 	}
 	ctx := a.Logger.With().Str("environment", env.Name).Str("user", access.Login).Logger().WithContext(r.Context())
-	out, err := do(ctx, env, access.Login, req.Reason)
+	out, err := do(ctx, req, env, access.Login)
 	switch {
-	case errors.Is(err, promote.ErrNothingToRollBack), errors.Is(err, promote.ErrNotHeld), errors.Is(err, promote.ErrNoPromotion):
+	case errors.Is(err, promote.ErrNothingToRollBack), errors.Is(err, promote.ErrNotHeld), errors.Is(err, promote.ErrNoPromotion),
+		errors.Is(err, promote.ErrNotConfigChange):
 		reply(w, http.StatusConflict, map[string]string{"error": err.Error()})
 	case err != nil:
 		a.Logger.Error().Err(err).Str("environment", env.Name).Msg(what + " failed")
@@ -113,7 +121,7 @@ func readRequest(r *http.Request) (Request, envref.Repo, error) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxBodyBytes+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return req, envref.Repo{}, fmt.Errorf("body: a JSON object {controlPlane, environment, reason} of at most %d bytes: %w", maxBodyBytes, err)
+		return req, envref.Repo{}, fmt.Errorf("body: a JSON object {controlPlane, environment, reason, config} of at most %d bytes: %w", maxBodyBytes, err)
 	}
 	owner, name, ok := strings.Cut(req.ControlPlane, "/")
 	switch {

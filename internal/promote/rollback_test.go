@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/gitfake"
 	"github.com/kalypso-gitops/kalypso/internal/store"
 )
 
@@ -89,4 +90,37 @@ func TestRollBackNeedsAnEarlierSuccess(t *testing.T) {
 	_, held, err := st.HoldOf(context.Background(), cp.String(), "dev")
 	require.NoError(t, err)
 	require.False(t, held, "nothing rolled back, nothing held")
+}
+
+func TestRollBackConfigRevertsTheLatestConfigChange(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, devAuto, stageAuto)
+	st, err := store.Open(context.Background(), store.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	w.start(w.cache, WithHolds(st))
+	ctx := context.Background()
+	before := w.remotes.File(cp, "dev", "base-repo.yaml")
+	change := w.remotes.Commit(cp, "dev", map[string]*string{"configs/extra.yaml": gitfake.Str("replicas: 9\n")}, "Scale up")
+
+	rb, err := w.p.RollBackConfig(ctx, info("dev").Env, "alice", "too many replicas")
+	require.NoError(t, err)
+	require.Equal(t, change, rb.From)
+	head := w.remotes.Head(cp, "dev")
+	require.Equal(t, head, rb.To)
+	require.Empty(t, w.remotes.File(cp, "dev", "configs/extra.yaml"), "the change is reverted")
+	require.Equal(t, before, w.remotes.File(cp, "dev", "base-repo.yaml"))
+	require.Contains(t, w.remotes.Message(cp, head), "Revert \"Scale up\"\n\nThis reverts commit "+change+".\n\nKalypso-Reason: rollback by @alice: too many replicas\n")
+	require.Contains(t, w.sched.pinned, "dev:dev", "the environment reconciles its branch")
+	_, held, err := st.HoldOf(ctx, cp.String(), "dev")
+	require.NoError(t, err)
+	require.True(t, held)
+
+	_, err = w.p.Release(ctx, info("dev").Env, "alice", "done")
+	require.NoError(t, err)
+	m := w.main("a")
+	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m)))
+	require.Equal(t, m, w.pin("dev"))
+	_, err = w.p.RollBackConfig(ctx, info("dev").Env, "alice", "again")
+	require.ErrorIs(t, err, ErrNotConfigChange, "a pin is rolled back as a deployment")
 }
