@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,12 +34,13 @@ func (u users) Access(_ context.Context, token, repo string) (Access, error) {
 
 func newTrail(t *testing.T) *store.Store {
 	t.Helper()
+	var mu sync.Mutex
 	now := time.Date(2026, 3, 29, 8, 0, 0, 0, time.UTC)
-	st, err := store.Open(context.Background(), store.Options{Now: func() time.Time { now = now.Add(time.Minute); return now }})
+	st, err := store.Open(context.Background(), store.Options{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	ctx := WithDelivery(context.Background(), "d-1")
-	for _, r := range []struct {
+	for i, r := range []struct {
 		kind string
 		rec  Record
 	}{
@@ -47,6 +49,9 @@ func newTrail(t *testing.T) *store.Store {
 		{KindRefusal, Record{Actor: "bob", ControlPlane: "o/cp", Environment: "stage", Commit: "aaa111", Reason: "four eyes"}},
 		{KindPin, Record{Actor: "alice", ControlPlane: "o/other", Environment: "stage", Commit: "bbb222"}},
 	} {
+		mu.Lock()
+		now = time.Date(2026, 3, 29, 8, 1+i, 0, 0, time.UTC) // entry i+1 at 08:0(i+1)
+		mu.Unlock()
 		require.NoError(t, Append(ctx, st, r.kind, r.rec))
 	}
 	return st
@@ -98,7 +103,7 @@ func TestAuditAPI(t *testing.T) {
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &page))
 	require.Len(t, page.Entries, 1)
 
-	rec = get(t, api, "reader", "controlPlane=o/cp&format=jsonl&since=2026-03-29T08:03:00Z")
+	rec = get(t, api, "reader", "controlPlane=o/cp&format=jsonl&since=2026-03-29T08:02:00Z")
 	require.Equal(t, "application/x-ndjson", rec.Header().Get("Content-Type"))
 	var lines []Entry
 	sc := bufio.NewScanner(rec.Body)
