@@ -63,13 +63,9 @@ func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, ev
 		return nil // not an approval of ours
 	}
 	l.Installation = inst
-	gh, err := p.clients.Client(ctx, inst)
+	gh, run, err := p.currentRun(ctx, inst, repo, event.GetID())
 	if err != nil {
 		return err
-	}
-	run, err := gh.CheckRun(ctx, repo, event.GetID())
-	if err != nil {
-		return fmt.Errorf("check run %d: %w", event.GetID(), err)
 	}
 	if !offersPromotion(run) {
 		return p.refuse(ctx, l, run, user, click{Env: l.Env, SHA: l.Commit}.refusal())
@@ -267,4 +263,17 @@ func (p *Promoter) writeApproval(ctx context.Context, gh ghport.GitHub, l Locato
 		return fmt.Errorf("update check run %d: %w", run.GetID(), err)
 	}
 	return nil
+}
+
+// currentRun reads a clicked check run as GitHub has it now (not as the event says).
+func (p *Promoter) currentRun(ctx context.Context, inst int64, repo envref.Repo, id int64) (ghport.GitHub, *github.CheckRun, error) {
+	gh, err := p.clients.Client(ctx, inst)
+	if err != nil {
+		return nil, nil, err
+	}
+	run, err := gh.CheckRun(ctx, repo, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("check run %d: %w", id, err)
+	}
+	return gh, run, nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
 	"github.com/kalypso-gitops/kalypso/internal/store"
-	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // ErrNotConfigChange: the latest commit of the environment branch is not a config change (it
@@ -28,12 +27,9 @@ func (p *Promoter) RollBackConfig(ctx context.Context, env envref.Env, user, rea
 		return Rollback{}, ErrNoHolds
 	}
 	l := locate(env, "")
-	var s *scheduling.Stage
-	if err := p.onMain(ctx, l, func(c *scheduling.Chain, _ *gitcache.Session) error { s = c.Stages[env.Name]; return nil }); err != nil {
+	s, _, err := p.stageAndPin(ctx, l)
+	if err != nil {
 		return Rollback{}, err
-	}
-	if s == nil {
-		return Rollback{}, fmt.Errorf("%s: %w", env.Name, ErrNoPromotion)
 	}
 	branch := s.Env.Spec.ControlPlane.Branch
 	remote, err := p.remote(ctx, env.Installation, env.ControlPlane)

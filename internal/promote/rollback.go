@@ -9,7 +9,6 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
-	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/store"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -63,19 +62,9 @@ func (p *Promoter) RollBack(ctx context.Context, env envref.Env, user, reason st
 		return Rollback{}, ErrNoHolds
 	}
 	l := locate(env, "")
-	var s *scheduling.Stage
-	var pinned string
-	err := p.onMain(ctx, l, func(c *scheduling.Chain, cached *gitcache.Session) error {
-		if s = c.Stages[env.Name]; s != nil {
-			pinned = pinOf(cached.Repo, s)
-		}
-		return nil
-	})
+	s, pinned, err := p.stageAndPin(ctx, l)
 	if err != nil {
 		return Rollback{}, err
-	}
-	if s == nil {
-		return Rollback{}, fmt.Errorf("%s: %w", env.Name, ErrNoPromotion)
 	}
 	to, err := p.previousDeployed(ctx, l, pinned)
 	if err != nil {

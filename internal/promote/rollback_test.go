@@ -21,14 +21,21 @@ func (w *world) deployed(env, sha string) {
 	require.NoError(w.t, w.p.status(ctx, w.loc(env, sha), "success", "deployed to 1 cluster"))
 }
 
+// withHolds restarts the promoter with holds kept in a store in memory, and returns the store.
+func (w *world) withHolds(opts ...Option) *store.Store {
+	w.t.Helper()
+	st, err := store.Open(context.Background(), store.Options{})
+	require.NoError(w.t, err)
+	w.t.Cleanup(func() { st.Close() })
+	w.start(w.cache, append([]Option{WithHolds(st)}, opts...)...)
+	return st
+}
+
 func TestRollBackPinsThePreviousDeploymentAndHolds(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, devAuto, stageAuto)
-	st, err := store.Open(context.Background(), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
 	trail := &memTrail{}
-	w.start(w.cache, WithHolds(st), WithAudit(trail))
+	st := w.withHolds(WithAudit(trail))
 	ctx := context.Background()
 	m1 := w.main("a")
 	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m1)))
@@ -78,14 +85,11 @@ func TestRollBackPinsThePreviousDeploymentAndHolds(t *testing.T) {
 func TestRollBackNeedsAnEarlierSuccess(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, devAuto, stageAuto)
-	st, err := store.Open(context.Background(), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	w.start(w.cache, WithHolds(st))
+	st := w.withHolds()
 	m1 := w.main("a")
 	require.NoError(t, w.p.PromoteMain(context.Background(), w.loc("", m1)))
 	w.deployed("dev", m1)
-	_, err = w.p.RollBack(context.Background(), info("dev").Env, "alice", "why")
+	_, err := w.p.RollBack(context.Background(), info("dev").Env, "alice", "why")
 	require.ErrorIs(t, err, ErrNothingToRollBack)
 	_, held, err := st.HoldOf(context.Background(), cp.String(), "dev")
 	require.NoError(t, err)
@@ -95,10 +99,7 @@ func TestRollBackNeedsAnEarlierSuccess(t *testing.T) {
 func TestRollBackConfigRevertsTheLatestConfigChange(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, devAuto, stageAuto)
-	st, err := store.Open(context.Background(), store.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	w.start(w.cache, WithHolds(st))
+	st := w.withHolds()
 	ctx := context.Background()
 	before := w.remotes.File(cp, "dev", "base-repo.yaml")
 	change := w.remotes.Commit(cp, "dev", map[string]*string{"configs/extra.yaml": gitfake.Str("replicas: 9\n")}, "Scale up")

@@ -85,13 +85,9 @@ func (p *Promoter) RollBackClick(ctx context.Context, inst int64, repo envref.Re
 	}
 	l.Installation = inst
 	ctx = withActor(ctx, user)
-	gh, err := p.clients.Client(ctx, inst)
+	gh, run, err := p.currentRun(ctx, inst, repo, event.GetID())
 	if err != nil {
 		return err
-	}
-	run, err := gh.CheckRun(ctx, repo, event.GetID())
-	if err != nil {
-		return fmt.Errorf("check run %d: %w", event.GetID(), err)
 	}
 	if run.GetOutput().GetTitle() != deployedTitle(l.Env) {
 		p.record(ctx, audit.KindRefusal, l, "", "Roll back: this check run no longer offers it")
@@ -106,7 +102,7 @@ func (p *Promoter) RollBackClick(ctx context.Context, inst int64, repo envref.Re
 		p.record(ctx, audit.KindRefusal, l, "", why)
 		return p.writeApproval(ctx, gh, l, run, "success", deployedTitle(l.Env), run.GetOutput().GetSummary()+"\n\n"+why+".", rollBackButton())
 	}
-	pinned, err := p.pinnedIn(ctx, l)
+	_, pinned, err := p.stageAndPin(ctx, l)
 	if err != nil {
 		return err
 	}
@@ -128,16 +124,21 @@ func (p *Promoter) RollBackClick(ctx context.Context, inst int64, repo envref.Re
 		fmt.Sprintf("@%s rolled %s back from main %s to %s; %s is held until a release.", user, l.Env, short(rb.From), short(rb.To), l.Env), nil)
 }
 
-// pinnedIn reads the commit l's environment pins now.
-func (p *Promoter) pinnedIn(ctx context.Context, l Locator) (string, error) {
+// stageAndPin reads the stage of l's environment and the commit it pins now; an environment
+// without spec.promotion is ErrNoPromotion.
+func (p *Promoter) stageAndPin(ctx context.Context, l Locator) (*scheduling.Stage, string, error) {
+	var s *scheduling.Stage
 	var pinned string
-	err := p.onMain(ctx, l, func(c *scheduling.Chain, s *gitcache.Session) error {
-		if st := c.Stages[l.Env]; st != nil {
-			pinned = pinOf(s.Repo, st)
+	err := p.onMain(ctx, l, func(c *scheduling.Chain, cached *gitcache.Session) error {
+		if s = c.Stages[l.Env]; s != nil {
+			pinned = pinOf(cached.Repo, s)
 		}
 		return nil
 	})
-	return pinned, err
+	if err == nil && s == nil {
+		err = fmt.Errorf("%s: %w", l.Env, ErrNoPromotion)
+	}
+	return s, pinned, err
 }
 
 // holdRun shows a hold on the commit the rollback pinned back, or its release.
