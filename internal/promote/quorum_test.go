@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
@@ -64,4 +65,25 @@ func TestAQuorumOfDistinctApproversWhoDidNotMakeTheCommit(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, teamReads, "team members are cached")
+}
+
+func TestApprovalsCountedBeforeAWindowClosesStay(t *testing.T) {
+	t.Parallel()
+	// The world's clock starts at 2023-11-14 22:13:20 UTC; the window is open until 23:00.
+	w := newWorld(t, devAuto, stageQuorum+"    windows:\n    - {name: evenings, kind: allow, schedule: \"0 18 * * *\", duration: 5h}\n")
+	w.gh.Permissions = map[string]string{"alice": "write", "bob": "write"}
+	w.gh.Teams["my-org/release"] = []string{"bob"}
+	ctx := context.Background()
+	m, run := w.deployedToDev("a")
+	require.NoError(t, w.p.Approve(ctx, 1, cp, run, "bob"))
+	require.Equal(t, []string{"bob"}, approvalsOf(w.gh.Runs[cp][0]))
+
+	w.advance(time.Hour) // 23:13: closed
+	w.settle("stage")
+	require.Equal(t, heldTitle, w.gh.Runs[cp][0].GetOutput().GetTitle())
+	require.Equal(t, []string{"bob"}, approvalsOf(w.gh.Runs[cp][0]), "the held check run keeps the approval")
+	w.advance(19 * time.Hour) // 18:13 the next day: open
+	w.settle("stage")
+	require.NoError(t, w.p.Approve(ctx, 1, cp, w.gh.Runs[cp][0], "alice"))
+	require.Equal(t, m, w.pin("stage"), "the approval before the window closed still counts")
 }

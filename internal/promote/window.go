@@ -123,6 +123,9 @@ func (p *Promoter) upsertApproval(ctx context.Context, gh ghport.GitHub, l Locat
 		}
 		return nil
 	}
+	if !approvalsLine.MatchString(summary) {
+		summary = withApprovals(summary, approvalsOf(existing)) // approvals counted so far stay
+	}
 	if !offersPromotion(existing) || (existing.GetOutput().GetTitle() == title && existing.GetOutput().GetSummary() == summary) {
 		return nil
 	}
