@@ -47,8 +47,8 @@ func (p *Promoter) finish(ctx context.Context, d *deployment, success bool, desc
 	logger(ctx).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", cmp.Or(d.detail, desc)).Msg("promotion wait ended")
 	p.record(ctx, audit.KindPromotion, d.Locator, "", state+": "+cmp.Or(d.detail, desc))
 	if success {
-		if err := p.deployedRun(ctx, d.Locator, desc); err != nil {
-			return err
+		if err := p.deployedRun(ctx, d.Locator, desc); err != nil { // the Roll back button; its loss stops nothing
+			logger(ctx).Warn().Err(err).Str("environment", d.Env).Msg("leaving the Roll back button of a deployment")
 		}
 	}
 	if !success || p.sched == nil {
