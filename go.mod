@@ -29,7 +29,10 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require github.com/moby/patternmatcher v0.6.0
+require (
+	github.com/moby/patternmatcher v0.6.0
+	github.com/robfig/cron/v3 v3.0.1
+)
 
 require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect

@@ -50,6 +50,8 @@ func (c *Core) addForBranch(ctx context.Context, e envref.EnvInfo, repo envref.R
 			return err
 		}
 		return c.Queue.Add(ctx, PromotionKey(e.Env), nil)
+	case e.GitOps == repo && branch == envref.AppBranch(e.Env.Name):
+		return c.Queue.Add(ctx, PromotionKey(e.Env), nil) // its pull request's head gets kalypso/window
 	}
 	return nil
 }

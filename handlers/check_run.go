@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 
+	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -27,10 +28,10 @@ func (c *Core) routeCheckRun(ctx context.Context, payload []byte) (bool, error) 
 	switch ev.GetAction() {
 	case "requested_action":
 		action := ev.GetRequestedAction().Identifier
-		if action != promote.PromoteAction && action != reconcile.AcceptAction && action != reconcile.FullPreviewAction {
+		if !ourAction(action) {
 			return false, nil
 		}
-		return false, c.Queue.Add(ctx, ClickKey(inst, repo, run.GetID(), action), Clicks{{User: ev.GetSender().GetLogin(), Run: run}})
+		return false, c.Queue.Add(ctx, ClickKey(inst, repo, run.GetID(), action), Clicks{{User: ev.GetSender().GetLogin(), Run: run, Delivery: app.DeliveryID(ctx)}})
 	case "rerequested":
 		if _, _, ok := reconcile.ParsePreviewExternalID(run.GetExternalID()); ok {
 			return false, c.rerunPreviews(ctx, inst, repo, run)
@@ -64,4 +65,13 @@ func (c *Core) rerunPreviews(ctx context.Context, inst int64, repo envref.Repo, 
 		}
 	}
 	return nil
+}
+
+// ourAction reports whether a button identifier is one of the app's.
+func ourAction(action string) bool {
+	switch action {
+	case promote.PromoteAction, promote.OverrideAction, promote.RollBackAction, reconcile.AcceptAction, reconcile.FullPreviewAction:
+		return true
+	}
+	return false
 }

@@ -3,10 +3,12 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/reconcile"
@@ -23,9 +25,14 @@ func (c *Core) workClicks(ctx context.Context, key workq.Key, clicks Clicks) err
 	_, action, _ := strings.Cut(key.Name, "/")
 	var errs []error
 	for _, click := range clicks {
+		ctx := audit.WithDelivery(ctx, click.Delivery)
 		switch action {
 		case promote.PromoteAction:
 			errs = append(errs, c.Promoter.Approve(ctx, inst, repo, click.Run, click.User))
+		case promote.OverrideAction:
+			errs = append(errs, c.Promoter.Override(ctx, inst, repo, click.Run, click.User))
+		case promote.RollBackAction:
+			errs = append(errs, c.Promoter.RollBackClick(ctx, inst, repo, click.Run, click.User))
 		case reconcile.FullPreviewAction:
 			errs = append(errs, c.showFullPreview(ctx, inst, repo, click))
 		default:
@@ -47,6 +54,10 @@ func (c *Core) accept(ctx context.Context, inst int64, repo envref.Repo, click C
 	}
 	if a.Refusal != "" {
 		zerolog.Ctx(ctx).Warn().Str("environment", a.Env.Name).Str("user", click.User).Msg("blast radius acceptance refused: " + a.Refusal)
+		c.record(ctx, audit.KindRefusal, a.Env, click.User, "blast radius acceptance refused: "+a.Refusal)
+	}
+	if a.Accepted {
+		c.record(ctx, audit.KindAcceptance, a.Env, click.User, fmt.Sprintf("blast radius accepted on check run %d", click.Run.GetID()))
 	}
 	if !a.Accepted || a.Preview {
 		return nil
@@ -71,4 +82,15 @@ func (c *Core) showFullPreview(ctx context.Context, inst int64, repo envref.Repo
 		return nil
 	}
 	return c.Queue.Add(ctx, PreviewKey(inst, repo, a.Number), nil)
+}
+
+// record appends a decision about env to the audit trail, when the app keeps one.
+func (c *Core) record(ctx context.Context, kind string, env envref.Env, actor, reason string) {
+	if c.Audit == nil {
+		return
+	}
+	r := audit.Record{Actor: actor, ControlPlane: env.ControlPlane.String(), Environment: env.Name, Reason: reason}
+	if err := audit.Append(ctx, c.Audit, kind, r); err != nil {
+		zerolog.Ctx(ctx).Error().Err(err).Str("kind", kind).Msg("recording a decision in the audit trail")
+	}
 }

@@ -190,6 +190,16 @@ func (f *fake) Approve(_ context.Context, inst int64, repo envref.Repo, event *g
 	return f.failProm
 }
 
+func (f *fake) RollBackClick(_ context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
+	f.logf("roll back %s run %d by %s", repo, event.GetID(), user)
+	return f.failProm
+}
+
+func (f *fake) Override(_ context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
+	f.logf("override %s run %d by %s", repo, event.GetID(), user)
+	return f.failProm
+}
+
 // payload encodes an event as GitHub sends it.
 func payload(t *testing.T, ev any) []byte {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -44,6 +45,10 @@ type Index interface {
 type Promoter interface {
 	PromoteMain(ctx context.Context, main promote.Locator) error
 	Approve(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
+	// Override handles a click on Override window (see promote.Promoter.Override).
+	Override(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
+	// RollBackClick handles a click on Roll back (see promote.Promoter.RollBackClick).
+	RollBackClick(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error
 	Converge(ctx context.Context, info envref.EnvInfo) (time.Duration, error)
 	Waiting(inst int64) []envref.Env
 }
@@ -79,6 +84,7 @@ type Core struct {
 	Reconciler      Reconciler
 	Index           Index
 	Promoter        Promoter
+	Audit           audit.Appender // the audit trail of decisions; nil: none
 	Previews        Previewer
 	PreviewComments bool
 	// PreviewBudget bounds the previews per pull request author (nil: no bound).

@@ -111,8 +111,9 @@ const maxClicks = 16
 
 // Click is one click on a check run's button, with the check run as the event showed it.
 type Click struct {
-	User string
-	Run  *github.CheckRun
+	User     string
+	Run      *github.CheckRun
+	Delivery string // the X-GitHub-Delivery of the click, for the audit trail
 }
 
 // Clicks is the need of a click key: the clicks not handled yet, oldest first, one per user.

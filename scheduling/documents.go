@@ -39,6 +39,7 @@ type objects struct {
 	policies      []*SchedulingPolicy
 	schemas       []*ConfigSchema
 	configMaps    []*ConfigMap
+	freezes       []*Freeze
 	broken        []*Object // objects that failed validation; kind and name as far as known
 	// unusableTemplates are broken Templates whose spec could be read (only their metadata is
 	// wrong): never used, their manifests are parsed only to report their own errors.
@@ -90,6 +91,7 @@ func (o *objects) merge(f *objects) {
 	o.policies = append(o.policies, f.policies...)
 	o.schemas = append(o.schemas, f.schemas...)
 	o.configMaps = append(o.configMaps, f.configMaps...)
+	o.freezes = append(o.freezes, f.freezes...)
 	o.broken = append(o.broken, f.broken...)
 	o.unusableTemplates = append(o.unusableTemplates, f.unusableTemplates...)
 	o.foreign = append(o.foreign, f.foreign...)
@@ -172,6 +174,7 @@ var specTypes = map[string]func() any{
 	KindTemplate:             func() any { return &TemplateSpec{} },
 	KindSchedulingPolicy:     func() any { return &SchedulingPolicySpec{} },
 	KindConfigSchema:         func() any { return &ConfigSchemaSpec{} },
+	KindFreeze:               func() any { return &FreezeSpec{} },
 }
 
 // decodeObject decodes one document of a known kind strictly and files it under its kind.

@@ -48,6 +48,7 @@ func LoadDeclarations(main Source) *Declarations {
 	for _, e := range envs {
 		ParseGuard(e, &d.Errors)
 	}
+	applyFreezes(dedupeFreezes(objs.freezes, &d.Errors), envs, &d.Errors)
 	_, chainErrs := PromotionChain(envs)
 	d.Errors = append(d.Errors, chainErrs...)
 	for _, b := range objs.broken {

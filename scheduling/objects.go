@@ -30,6 +30,8 @@ func fileObject(objs *objects, obj Object, spec any) {
 		objs.policies = append(objs.policies, &SchedulingPolicy{Object: obj, Spec: *s})
 	case *ConfigSchemaSpec:
 		objs.schemas = append(objs.schemas, &ConfigSchema{Object: obj, Spec: *s})
+	case *FreezeSpec:
+		objs.freezes = append(objs.freezes, &Freeze{Object: obj, Spec: *s})
 	case *map[string]string:
 		objs.configMaps = append(objs.configMaps, &ConfigMap{Object: obj, Data: *s})
 	default:

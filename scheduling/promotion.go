@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/internal/window"
 )
 
 // Promotion defaults.
@@ -29,6 +31,13 @@ type Stage struct {
 	Contexts    []string
 	MinClusters int
 	Gate        Gate // the fractional gate over the clusters registered in the hub
+	// Windows are the environment's promotion windows, then the deny windows of the Freezes
+	// declared on main that select it.
+	Windows []window.Window
+	// Approvers are the users and teams (org/slug) who may approve a manual promotion (none:
+	// every writer); Required is how many distinct ones must.
+	Approvers []string
+	Required  int
 }
 
 // Chain is the promotion graph of the environments declared on main.
@@ -164,6 +173,11 @@ func parseStage(e *Environment, errs *Errors) (*Stage, bool) {
 			ok = false
 		}
 	}
+	if !parseApprovers(e, s, errs) {
+		ok = false
+	}
+	windows, good := parseWindows(e, errs)
+	s.Windows, ok = windows, ok && good
 	if p.After == e.Name {
 		errs.Add(e.At("spec.promotion.after"), e.Ref(), "spec.promotion.after: an environment cannot follow itself")
 		ok = false

@@ -16,6 +16,7 @@ const (
 	KindSchedulingPolicy     = "SchedulingPolicy"
 	KindConfigSchema         = "ConfigSchema"
 	KindConfigMap            = "ConfigMap"
+	KindFreeze               = "Freeze"
 )
 
 // Object is what every loaded object has: kind, name, labels and where it was written.
@@ -62,6 +63,8 @@ type ManifestsSpec struct {
 type Environment struct {
 	Object `example:"{name: stage}"`
 	Spec   EnvironmentSpec
+	// freezes are the Freezes declared on main that select the environment.
+	freezes []*Freeze
 }
 
 // EnvironmentSpec is the spec of an Environment.
@@ -97,6 +100,16 @@ type Promotion struct {
 	// many must report; for clusters that report to the hub, which share of them must be
 	// compliant and how many may fail.
 	Compliance *Compliance `yaml:"compliance"`
+	// Windows are allow and deny windows of the promotions into the environment, automatic and
+	// approved alike; Freezes declared on main add deny windows.
+	Windows []PromotionWindow `yaml:"windows"`
+	// Approvers, with approval manual, are who may approve: GitHub users (a login) and teams
+	// (`org/team-slug`, their members read from GitHub). Each needs write permission on the
+	// control plane too. Without it, every user with write permission may approve.
+	Approvers []string `yaml:"approvers" default:"[]: every user with write permission" example:"[alice, my-org/release-managers]"`
+	// Required, with approval manual, is how many distinct approvers must click Promote before
+	// the commit is pinned. The author and committer of the main commit never count (four eyes).
+	Required int `yaml:"required" default:"1" example:"2"`
 }
 
 // Compliance says which commit statuses count as cluster compliance and, for clusters that
@@ -351,4 +364,48 @@ type ConfigMap struct {
 	// is used as that structure; any other value is a string, and '…' in single quotes forces
 	// a string.
 	Data map[string]string `example:"{REGION: West US, DATABASE_URL: \"mysql://west:8806/payments\"}"`
+}
+
+// PromotionWindow is an allow or deny window of an environment's promotions: it is active for
+// its duration from each time its cron schedule fires in its time zone (the semantics of
+// Argo CD's sync windows). While a deny window is active, or while no allow window is active
+// when the environment declares some, no pin is pushed automatically, the Promote button does
+// not promote, and the environment's GitOps pull request carries a failing kalypso/window
+// commit status. A start at a wall time the clock skips (daylight saving) does not happen that
+// day; one at a wall time the clock repeats happens twice.
+type PromotionWindow struct {
+	// Name names the window in every verdict it decides.
+	Name string `yaml:"name" default:"<kind>-<index>, e.g. deny-0" example:"business-hours"`
+	// Kind is allow or deny.
+	Kind string `yaml:"kind" required:"true" enum:"allow,deny" example:"allow"`
+	// Schedule is a cron schedule of five fields (minute hour day-of-month month day-of-week)
+	// or @yearly, @monthly, @weekly, @daily, @hourly: when the window starts.
+	Schedule string `yaml:"schedule" required:"true" example:"0 9 * * 1-5"`
+	// Duration is how long the window lasts from each start, a Go duration (elapsed time).
+	Duration string `yaml:"duration" required:"true" example:"8h"`
+	// TimeZone is the IANA time zone the schedule is read in.
+	TimeZone string `yaml:"timeZone" default:"UTC" example:"Europe/Paris"`
+}
+
+// Freeze is an organisation-wide deny window of promotions, declared once in `.environments/`
+// on the control plane's main branch (for example in `.environments/freezes.yaml`): it applies
+// to every environment with spec.promotion whose labels its selector matches, as a deny window
+// of their own would.
+type Freeze struct {
+	Object `example:"{name: year-end}"`
+	Spec   FreezeSpec
+}
+
+// FreezeSpec is the spec of a Freeze.
+type FreezeSpec struct {
+	// Schedule is a cron schedule of five fields, or a descriptor such as @yearly: when the
+	// freeze starts.
+	Schedule string `yaml:"schedule" required:"true" example:"0 0 20 12 *"`
+	// Duration is how long the freeze lasts from each start, a Go duration (elapsed time).
+	Duration string `yaml:"duration" required:"true" example:"336h"`
+	// TimeZone is the IANA time zone the schedule is read in.
+	TimeZone string `yaml:"timeZone" default:"UTC" example:"Europe/Paris"`
+	// Environments selects the environments frozen by their labels; without it, every
+	// environment is.
+	Environments *LabelSelector `yaml:"environments" default:"every environment" example:"{matchLabels: {tier: production}}"`
 }

@@ -27,6 +27,8 @@ func commands() map[string]command {
 		"bench":      {"measure scheduling and rendering on a synthetic fleet", runBench},
 		"demo":       {"run Kalypso on the built-in sample control plane", runDemo},
 		"serve":      {"run the GitHub App", runServe},
+		"audit":      {"verify the hub's audit trail (audit verify)", runAudit},
+		"rollback":   {"roll an environment back and hold it, or release it, through a running app", runRollback},
 		"version":    {"print the version, commit and build date", runVersion},
 		"completion": {"print a shell completion script (bash, zsh or fish)", runCompletion},
 	}

@@ -13,10 +13,12 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/handlers"
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/govapi"
 	"github.com/kalypso-gitops/kalypso/internal/hub"
 	"github.com/kalypso-gitops/kalypso/internal/hubview"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -70,14 +72,27 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	core := &handlers.Core{Reconciler: rec, Index: index, PreviewComments: cfg.Preview.Comment,
 		PreviewBudget: handlers.NewBudget(cfg.Preview.PerAuthorPerHour, nil),
 		Installations: installationsOf(clients), Leases: leases, Holder: holder, ResyncTTL: resyncTTL(cfg)}
-	promoter := promote.New(cache, clients, promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
-		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st))
+	popts := []promote.Option{promote.WithPollInterval(cfg.Promotion.PollInterval.Std()),
+		promote.WithScheduler(core), promote.WithLeases(leases, holder), promote.WithReports(st), promote.WithAudit(st), promote.WithHolds(st)}
+	now := time.Now
+	if clock := testClock(cfg, os.Getenv); clock != nil {
+		logger.Warn().Str("variable", testClockVariable).Msg("the promoter and the fleet view read a test clock")
+		popts = append(popts, promote.WithClock(clock), promote.WithWindowRecheck(cfg.Promotion.PollInterval.Std()))
+		now = clock
+	}
+	promoter := promote.New(cache, clients, popts...)
 	core.Promoter = promoter
+	core.Audit = st
+	users := audit.GitHubUsers{APIURL: cfg.GitHub.V3APIURL}
+	trail := &audit.API{Trail: st, Users: users, Logger: logger.With().Str("component", "audit").Logger()}
+	gov := &govapi.API{Users: users, Resolve: resolveEnvironment(index, installationsOf(clients)), Promoter: promoter,
+		Logger: logger.With().Str("component", "governance").Logger()}
+	opts = append(opts, app.WithPublicRoutes(trail.Register), app.WithPublicRoutes(gov.Register))
 	if cfg.Preview.Enabled {
 		core.Previews = rec
 	}
 	fleet, err := fleetService(cfg, logger, fleetview.Sources{Installations: installationsOf(clients), Index: index,
-		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL})
+		Results: rec, Repos: cache, Clients: restClients{clients}, WebURL: cfg.GitHub.WebURL, Holds: st.Holds, Now: now})
 	if err != nil {
 		return nil, err
 	}

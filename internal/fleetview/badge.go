@@ -26,6 +26,9 @@ var badgeSVG = template.Must(template.New("badge").Parse(`<svg xmlns="http://www
 const unknownColor = "#9f9f9f"
 
 // stateColor is the badge colour of a state.
+// heldColor is the badge colour of a held environment.
+const heldColor = "#fe7d37"
+
 func stateColor(state string) string {
 	switch state {
 	case StateDeployed:
@@ -70,6 +73,9 @@ func badgeOf(e Environment) Badge {
 	b := Badge{Label: e.Name, Message: stateText(e.Promotion), Color: stateColor(e.Promotion.State)}
 	if d := e.Promotion.Deployed; d != nil {
 		b.Message += " " + d.Short
+	}
+	if e.Governance.Hold != nil {
+		b.Message, b.Color = "held · "+b.Message, heldColor
 	}
 	return b
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/store"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -37,6 +38,7 @@ type Sources struct {
 	Clients       Clients
 	WebURL        string // GitHub's web URL, for links
 	Now           func() time.Time
+	Holds         Holds // nil: no holds shown
 }
 
 // Build reads the whole fleet: every control plane of every installation.
@@ -130,6 +132,15 @@ func (s Sources) environment(ctx context.Context, gh *github.Client, facts plane
 			env.Approval = "manual"
 		}
 	}
+	var hold *store.Hold
+	if s.Holds != nil {
+		holds, err := s.Holds(ctx, cp.String())
+		if err != nil {
+			return env, fmt.Errorf("fleet: holds of %s: %w", cp, err)
+		}
+		hold = holdOf(holds, env.Name)
+	}
+	env.Governance = governanceOf(facts.chain.Stages[env.Name], s.now(), hold)
 	if res, sources, ok := s.Results.LastResult(info.Env); ok {
 		s.fillRender(&env, info, res, sources, facts)
 	}
@@ -295,8 +306,7 @@ func markApprovals(plane *ControlPlane, chain *scheduling.Chain, cp envref.Repo)
 		if env.Main != nil && env.Main.SHA == up.Main.SHA {
 			continue
 		}
-		env.Promotion.Approval = &PendingChange{Commit: *up.Main, From: up.Name,
-			Approvers: "users with write permission on " + cp.String()}
+		env.Promotion.Approval = &PendingChange{Commit: *up.Main, From: up.Name, Approvers: approversText(st, cp.String())}
 		env.Promotion.State = StateAwaitingApproval
 	}
 }

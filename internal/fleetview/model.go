@@ -47,6 +47,7 @@ type Environment struct {
 	Errors      []Problem    `json:"errors"`              // every problem of the last render
 	History     []Deployment `json:"history"`             // the last promotions, newest first
 	ReadError   string       `json:"readError,omitempty"` // why part of it could not be read from GitHub
+	Governance  Governance   `json:"governance"`          // windows, approvers, hold
 }
 
 // Commit is a commit with its link.

@@ -41,6 +41,8 @@ type GitHub struct {
 	DeploymentHistory map[int64][]*github.DeploymentStatus // deployment → statuses, newest last
 	Permissions       map[string]string                    // user → permission on every repository
 	MaxStatuses       int                                  // when set, Statuses fails with a LimitError past it
+	Teams             map[string][]string                  // "org/slug" → member logins
+	CommitLogins      map[string][]string                  // commit → logins of its author and committer
 	comments          map[commentKey][]*github.IssueComment
 }
 
@@ -52,7 +54,8 @@ func New() *GitHub {
 		Pulls: map[envref.Repo][]*github.PullRequest{}, Runs: map[envref.Repo][]*github.CheckRun{},
 		Annotations: map[int64][]*github.CheckRunAnnotation{}, Actions: map[int64][]*github.CheckRunAction{},
 		CommitStatuses: map[envref.Repo]map[string][]*github.RepoStatus{}, DeploymentList: map[envref.Repo][]*github.Deployment{},
-		DeploymentHistory: map[int64][]*github.DeploymentStatus{}, Permissions: map[string]string{}}
+		DeploymentHistory: map[int64][]*github.DeploymentStatus{}, Permissions: map[string]string{},
+		Teams: map[string][]string{}, CommitLogins: map[string][]string{}}
 }
 
 // Fail makes the next calls of method return errs, one per call, in order.

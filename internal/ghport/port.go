@@ -77,6 +77,8 @@ type GitHub interface {
 
 	// Permission returns a user's permission on a repository: admin, maintain, write, triage, read or none.
 	Permission(ctx context.Context, repo envref.Repo, user string) (string, error)
+
+	People
 }
 
 // Completion is the final state of a check run and the buttons it keeps.

@@ -13,6 +13,7 @@ func (s *Server) routes() *router {
 	rt.add("GET", repo+"/installation", authJWT, s.getRepoInstallation)
 	rt.add("GET", "/orgs/{org}/installation", authJWT, s.getAccountInstallation)
 	rt.add("GET", "/users/{username}/installation", authJWT, s.getAccountInstallation)
+	rt.add("GET", "/orgs/{org}/teams/{team_slug}/members", authToken, s.listTeamMembers)
 	rt.add("GET", "/installation/repositories", authToken, s.listInstallationRepos)
 	rt.add("GET", "/user", authToken, s.getAuthenticatedUser)
 	rt.add("DELETE", "/applications/{client_id}/token", authBasic, s.revokeUserToken)

@@ -70,6 +70,7 @@ type Server struct {
 	repos     map[string]*repo
 	users     map[string]int64
 	orgs      map[string]bool
+	teams     map[string][]string // "org/slug" (lower case) → member logins
 
 	gitBackend string
 	httpSrv    *http.Server
@@ -102,6 +103,7 @@ func New(opts Options) (*Server, error) {
 		repos:    map[string]*repo{},
 		users:    map[string]int64{},
 		orgs:     map[string]bool{},
+		teams:    map[string][]string{},
 		baseURL:  "http://127.0.0.1",
 	}
 	s.ids.Store(1000)

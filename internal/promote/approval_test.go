@@ -20,7 +20,7 @@ func (w *world) deployedToDev(file string) (string, *github.CheckRun) {
 	m := w.main(file)
 	require.NoError(w.t, w.p.PromoteMain(ctx, w.loc("", m)))
 	require.NoError(w.t, w.p.status(ctx, w.loc("dev", m), "success", "deployed to 1 cluster"))
-	require.NoError(w.t, w.p.askApproval(ctx, w.loc("stage", m), "dev"))
+	require.NoError(w.t, w.p.askApproval(ctx, w.loc("stage", m), w.stage("stage")))
 	run, err := ghport.FindCheckRun(ctx, w.gh, cp, m, ApprovalCheckName("stage"), approvalID(w.loc("stage", m)))
 	require.NoError(w.t, err)
 	require.NotNil(w.t, run)
@@ -34,7 +34,7 @@ func TestAskApprovalOnce(t *testing.T) {
 	require.Equal(t, "action_required", run.GetConclusion())
 	require.Equal(t, "Waiting for approval to promote to stage", run.GetOutput().GetTitle())
 	require.Equal(t, PromoteAction, w.gh.Actions[run.GetID()][0].Identifier)
-	require.NoError(t, w.p.askApproval(context.Background(), w.loc("stage", m), "dev"))
+	require.NoError(t, w.p.askApproval(context.Background(), w.loc("stage", m), w.stage("stage")))
 	require.Len(t, w.gh.Runs[cp], 1, "whatever became of it")
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
 // ensureDeployment creates the GitHub Deployment of this wait, or finds it (after a restart,
@@ -20,7 +21,15 @@ func (p *Promoter) ensureDeployment(ctx context.Context, d *deployment) error {
 	if err != nil {
 		return err
 	}
-	data, _ := json.Marshal(payload{GitOpsRepo: d.GitOps.String(), GitOpsCommit: d.Merge})
+	pl := payload{GitOpsRepo: d.GitOps.String(), GitOpsCommit: d.Merge}
+	if d.Stage != nil && d.Stage.Manual {
+		run, err := ghport.FindCheckRun(ctx, gh, d.ControlPlane, d.Commit, ApprovalCheckName(d.Env), approvalID(d.Locator))
+		if err != nil {
+			return err
+		}
+		pl.Approvers = approvalsOf(run)
+	}
+	data, _ := json.Marshal(pl)
 	dep, err := gh.CreateDeployment(ctx, d.ControlPlane, &github.DeploymentRequest{
 		Ref: github.String(d.Commit), Environment: github.String(d.Env), AutoMerge: github.Bool(false),
 		RequiredContexts: &[]string{}, Payload: json.RawMessage(data),
@@ -51,9 +60,13 @@ func (p *Promoter) findDeployment(ctx context.Context, d *deployment) (bool, err
 		return false, nil
 	}
 	dep := list[0]
-	d.ID, d.Started = dep.GetID(), dep.GetCreatedAt().Time
 	var pl payload
-	if d.Merge == "" && json.Unmarshal(dep.Payload, &pl) == nil && pl.GitOpsRepo == d.GitOps.String() {
+	readable := json.Unmarshal(dep.Payload, &pl) == nil && pl.GitOpsRepo == d.GitOps.String()
+	if readable && d.Merge != "" && pl.GitOpsCommit != "" && pl.GitOpsCommit != d.Merge {
+		return false, nil // an earlier deployment of the same commit (pinned again by a rollback)
+	}
+	d.ID, d.Started = dep.GetID(), dep.GetCreatedAt().Time
+	if d.Merge == "" && readable {
 		d.Merge = pl.GitOpsCommit
 	}
 	return true, nil

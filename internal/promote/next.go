@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
@@ -44,6 +45,12 @@ func (p *Promoter) finish(ctx context.Context, d *deployment, success bool, desc
 		return err
 	}
 	logger(ctx).Info().Str("environment", d.Env).Str("main", d.Commit).Bool("success", success).Str("result", cmp.Or(d.detail, desc)).Msg("promotion wait ended")
+	p.record(ctx, audit.KindPromotion, d.Locator, "", state+": "+cmp.Or(d.detail, desc))
+	if success {
+		if err := p.deployedRun(ctx, d.Locator, desc); err != nil { // the Roll back button; its loss stops nothing
+			logger(ctx).Warn().Err(err).Str("environment", d.Env).Msg("leaving the Roll back button of a deployment")
+		}
+	}
 	if !success || p.sched == nil {
 		return nil
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
@@ -29,19 +31,26 @@ var pathLine = regexp.MustCompile(`(?m)^(\s+)path:[^\n]*$`)
 // racing with older and newer commits end with the newest (a commit on a rewritten main,
 // unrelated to the pin, is pinned: main says so). A commit already pinned changes nothing.
 func (p *Promoter) Pin(ctx context.Context, l Locator, s *scheduling.Stage, why string) error {
+	return p.pin(ctx, l, s, why, false)
+}
+
+// pin is Pin; back allows the pin to move back to an ancestor (a rollback).
+func (p *Promoter) pin(ctx context.Context, l Locator, s *scheduling.Stage, why string, back bool) error {
 	remote, err := p.remote(ctx, l.Installation, l.ControlPlane)
 	if err != nil {
 		return err
 	}
 	branch := s.Env.Spec.ControlPlane.Branch
 	for attempt := 1; ; attempt++ {
-		old, err := p.pinOnce(ctx, remote, branch, l, why)
+		old, err := p.pinOnce(ctx, remote, branch, l, why, back)
 		switch {
 		case err == nil && old == l.Commit:
 			return p.ensurePending(ctx, l)
 		case err == nil:
+			reason, _, _ := strings.Cut(why, "\n") // without the trailers
+			p.record(ctx, audit.KindPin, l, old, reason)
 			p.pinned(ctx, l, branch)
-			if old != "" {
+			if old != "" && !back {
 				p.supersede(ctx, l.At(old), l.Commit)
 			}
 			return p.status(ctx, l, "pending", descAwaitMerge)
@@ -72,7 +81,7 @@ func (p *Promoter) ensurePending(ctx context.Context, l Locator) error {
 
 // pinOnce edits base-repo.yaml on the environment branch and pushes it, leased on the head it
 // read; it returns the old pin. A commit older than the old pin is refused (ErrBehind).
-func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string) (old string, err error) {
+func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string, back bool) (old string, err error) {
 	err = p.cache.Use(ctx, remote, []string{branch, gitsource.MainBranch}, func(s *gitcache.Session) error {
 		head := s.Head(branch)
 		if head.IsZero() {
@@ -86,7 +95,7 @@ func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch s
 		if old == l.Commit {
 			return nil
 		}
-		if isAncestor(s.Repo, l.Commit, old) {
+		if !back && isAncestor(s.Repo, l.Commit, old) {
 			return fmt.Errorf("main %s is an ancestor of %s, which %s pins: %w", short(l.Commit), short(old), branch, ErrBehind)
 		}
 		msg := fmt.Sprintf("Promote main %s to %s\n\nKalypso-Promoted: %s\nKalypso-Reason: %s\n", short(l.Commit), branch, l.Commit, why)

@@ -12,12 +12,14 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
+	"github.com/kalypso-gitops/kalypso/internal/window"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -49,6 +51,11 @@ type Promoter struct {
 	holder  string
 	waits   waitSet
 	reports Reports // the hub's store; nil: commit statuses only
+	recheck time.Duration
+	windows windowStatuses
+	teams   teamCache
+	trail   audit.Appender // the audit trail; nil: decisions are only logged
+	holds   Holds          // holds of environments; nil: none
 }
 
 // Scheduler is told of work a promotion makes due. The app queues it.
@@ -82,7 +89,8 @@ func WithLeases(l coord.Leases, holder string) Option {
 // New returns a Promoter over the git cache and installation clients.
 func New(cache Git, clients ghport.Installations, opts ...Option) *Promoter {
 	p := &Promoter{cache: cache, clients: clients, now: time.Now, poll: 15 * time.Second,
-		leases: coord.NewLocal(), holder: "local", waits: waitSet{m: map[envref.Env]bool{}}}
+		leases: coord.NewLocal(), holder: "local", waits: waitSet{m: map[envref.Env]bool{}},
+		windows: windowStatuses{posted: map[string]string{}}, teams: teamCache{m: map[string]teamEntry{}}}
 	for _, o := range opts {
 		o(p)
 	}
@@ -131,17 +139,44 @@ func (p *Promoter) PromoteMain(ctx context.Context, main Locator) error {
 		return err
 	}
 	for _, s := range chain.First() {
-		err := p.Pin(ctx, main.In(s.Env.Name), s, "push to main")
-		if errors.Is(err, ErrBehind) {
-			logger(ctx).Info().Str("environment", s.Env.Name).Str("main", main.Commit).Err(err).
-				Msg("main is not ahead of the pinned commit: nothing to promote")
+		l := main.In(s.Env.Name)
+		if held, err := p.heldAround(ctx, l, s); err != nil {
+			return err
+		} else if held {
+			if err := p.markHeld(ctx, l); err != nil {
+				return err
+			}
 			continue
 		}
-		if err != nil {
+		v := p.verdict(s)
+		if !v.Open {
+			if _, err := p.hold(ctx, l, s, v); err != nil {
+				return err
+			}
+			if p.sched != nil {
+				p.sched.Advance(ctx, envref.Env{Installation: l.Installation, ControlPlane: l.ControlPlane, Name: l.Env})
+			}
+			continue
+		}
+		if err := p.pinMain(ctx, l, s, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pinMain pins a validated main commit into a first environment, whose windows are open.
+func (p *Promoter) pinMain(ctx context.Context, l Locator, s *scheduling.Stage, v window.Verdict) error {
+	err := p.Pin(ctx, l, s, windowWhy("push to main", v))
+	if errors.Is(err, ErrBehind) {
+		logger(ctx).Info().Str("environment", s.Env.Name).Str("main", l.Commit).Err(err).
+			Msg("main is not ahead of the pinned commit: nothing to promote")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return p.releaseHeld(ctx, l, s, v)
 }
 
 // status posts the main commit's status for an environment.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-git/go-git/v5/plumbing"
 	"time"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitcache"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -25,18 +27,22 @@ func (p *Promoter) leaseTTL() time.Duration { return max(3*p.poll, time.Minute) 
 // stage pins, and for each stage whether its upstream's pin is already there (the same commit
 // or an ancestor of its own).
 type view struct {
-	chain  *scheduling.Chain
-	pins   map[string]string
-	behind map[string]bool
+	chain    *scheduling.Chain
+	pins     map[string]string
+	behind   map[string]bool
+	override map[string]string // who overrode the windows for the head of a stage's branch
+	main     string            // main's head
 }
 
 // view reads the chain and the pins of the control plane of info.
 func (p *Promoter) view(ctx context.Context, info envref.EnvInfo) (*view, error) {
-	v := &view{pins: map[string]string{}, behind: map[string]bool{}}
+	v := &view{pins: map[string]string{}, behind: map[string]bool{}, override: map[string]string{}}
 	err := p.onMain(ctx, locate(info.Env, ""), func(c *scheduling.Chain, s *gitcache.Session) error {
 		v.chain = c
+		v.main = gitcache.Head(s.Repo, gitsource.MainBranch).String()
 		for name, st := range c.Stages {
 			v.pins[name] = pinOf(s.Repo, st)
+			v.override[name] = overriddenBy(s, st)
 		}
 		for name, st := range c.Stages {
 			up, own := v.pins[st.After], v.pins[name]
@@ -75,6 +81,12 @@ func (p *Promoter) Converge(ctx context.Context, info envref.EnvInfo) (time.Dura
 		return p.poll, nil
 	}
 	again, err := p.advance(ctx, info, v, s)
+	if err == nil && len(s.Windows) > 0 {
+		var d time.Duration
+		if d, err = p.postWindowStatus(ctx, info, s, v.override[s.Env.Name]); d > 0 && (again == 0 || d < again) {
+			again = d
+		}
+	}
 	if err == nil && again == 0 {
 		if rerr := p.leases.Release(ctx, key, p.holder); rerr != nil {
 			logger(ctx).Warn().Err(rerr).Str("lease", key).Msg("releasing a promotion's lease")
@@ -96,16 +108,41 @@ func (p *Promoter) advance(ctx context.Context, info envref.EnvInfo, v *view, s 
 	} else {
 		p.waits.set(info.Env, false)
 	}
-	if s.After != "" && !v.behind[s.Env.Name] {
-		d, err := p.incoming(ctx, info, s, v.pins[s.After])
-		if err != nil {
-			return 0, err
-		}
-		if d > 0 && (again == 0 || d < again) {
-			again = d
-		}
+	var d time.Duration
+	var err error
+	switch {
+	case s.After == "" && (len(s.Windows) > 0 || p.holds != nil) && v.main != v.pins[s.Env.Name]: // only a window or a hold holds a commit of main
+		d, err = p.heldMain(ctx, info, s, v.main)
+	case !v.behind[s.Env.Name]:
+		d, err = p.incoming(ctx, info, s, v.pins[s.After])
+	}
+	if err != nil {
+		return 0, err
+	}
+	if d > 0 && (again == 0 || d < again) {
+		again = d
 	}
 	return again, nil
+}
+
+// heldMain pins main's head into a first environment once the window that held it opens.
+func (p *Promoter) heldMain(ctx context.Context, info envref.EnvInfo, s *scheduling.Stage, head string) (time.Duration, error) {
+	if head == "" || head == plumbing.ZeroHash.String() {
+		return 0, nil
+	}
+	l := locate(info.Env, head)
+	st, err := p.currentStatus(ctx, l)
+	if err != nil || !isHeld(st) {
+		return 0, err
+	}
+	if held, err := p.heldAround(ctx, l, s); err != nil || held {
+		return 0, err
+	}
+	v := p.verdict(s)
+	if !v.Open {
+		return p.hold(ctx, l, s, v)
+	}
+	return 0, p.pinMain(ctx, l, s, v)
 }
 
 // own moves on the promotion of the commit the environment pins: from waiting for its merge
@@ -149,19 +186,32 @@ func (p *Promoter) incoming(ctx context.Context, info envref.EnvInfo, s *schedul
 	if err != nil || up.GetState() != "success" {
 		return 0, err // not deployed upstream (yet): its end makes the promotion due again
 	}
-	if st, err := p.currentStatus(ctx, l); err != nil || st != nil {
+	if st, err := p.currentStatus(ctx, l); err != nil || (st != nil && !isHeld(st)) {
 		return 0, err // promoted here before (whatever became of it): never twice
 	}
+	v := p.verdict(s)
+	if s.Manual && !v.Open {
+		return p.again(v), p.heldRun(ctx, l, s, v)
+	}
 	if s.Manual {
-		return 0, p.askApproval(ctx, l, s.After)
+		return 0, p.askApproval(ctx, l, s)
+	}
+	if held, err := p.heldAround(ctx, l, s); err != nil || held {
+		return 0, err // a release makes the promotion due again
 	}
 	if wait := s.SoakTime - p.now().Sub(up.GetUpdatedAt().Time); wait > 0 {
 		return wait, nil
 	}
-	err = p.Pin(ctx, l, s, "automatic after "+s.After)
+	if !v.Open {
+		return p.hold(ctx, l, s, v)
+	}
+	err = p.Pin(ctx, l, s, windowWhy("automatic after "+s.After, v))
 	if errors.Is(err, ErrBehind) {
 		logger(ctx).Info().Str("environment", s.Env.Name).Str("main", candidate).Err(err).Msg("not promoted: a newer commit is already pinned")
 		return 0, nil
 	}
-	return 0, err
+	if err != nil {
+		return 0, err
+	}
+	return 0, p.releaseHeld(ctx, l, s, v)
 }

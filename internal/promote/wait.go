@@ -43,6 +43,8 @@ type deployment struct {
 type payload struct {
 	GitOpsRepo   string `json:"gitops_repo"`
 	GitOpsCommit string `json:"gitops_commit"`
+	// Approvers are who approved a manual promotion, as its check run records them.
+	Approvers []string `json:"approvers,omitempty"`
 }
 
 // waitSet is the environments whose promotion waits for clusters in this replica, so that a

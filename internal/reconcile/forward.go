@@ -117,10 +117,16 @@ type sourceAncestry func(src scheduling.SourceCommit, built string) (descendant,
 // descendant of the commit the reconcile read for that source. A commit the reconcile's
 // cache does not know may be newer: it counts as newer on the first attempt (reading again
 // fetches it), and not after (it is then not on the branch any more).
+//
+// The second source, main, is pinned by the first, the environment branch: when the
+// environment branch read is a strict descendant of the one the GitOps branch was built from,
+// the main commit it pins is a decision made there — a rollback pins an older one — and main
+// is not compared.
 func checkForward(sources []scheduling.SourceCommit, built map[string]string, ancestry sourceAncestry, firstAttempt bool) error {
-	for _, src := range sources {
+	repinned := pinMovedOn(sources, built, ancestry)
+	for i, src := range sources {
 		theirs, ok := built[src.Name]
-		if !ok || theirs == src.Commit || src.Commit == "" {
+		if !ok || theirs == src.Commit || src.Commit == "" || (i == 1 && src.Name == pinnedSource && repinned) {
 			continue
 		}
 		descendant, known := ancestry(src, theirs)
@@ -129,6 +135,24 @@ func checkForward(sources []scheduling.SourceCommit, built map[string]string, an
 		}
 	}
 	return nil
+}
+
+// pinnedSource names the source an environment branch pins: its BaseRepo "main".
+const pinnedSource = "main"
+
+// pinMovedOn reports whether the environment branch read (the first source) is a strict
+// descendant of the one the GitOps branch was built from.
+func pinMovedOn(sources []scheduling.SourceCommit, built map[string]string, ancestry sourceAncestry) bool {
+	if len(sources) < 2 {
+		return false
+	}
+	env := sources[0]
+	theirs, ok := built[env.Name]
+	if !ok || theirs == "" || env.Commit == "" || theirs == env.Commit {
+		return false
+	}
+	ahead, _ := ancestry(scheduling.SourceCommit{Name: env.Name, Repo: env.Repo, Branch: env.Branch, Commit: theirs}, env.Commit)
+	return ahead
 }
 
 // ancestryIn answers sourceAncestry from the git cache: each source's repository as last

@@ -105,6 +105,21 @@ func TestCheckForward(t *testing.T) {
 	require.NoError(t, checkForward(read, map[string]string{"workload w": "zz"}, ancestry, false), "still unknown after reading again: not on the branch")
 }
 
+func TestCheckForwardFollowsAPinMovedBack(t *testing.T) {
+	read := []scheduling.SourceCommit{{Name: "dev", Commit: "e2"}, {Name: "main", Commit: "m1"}, {Name: "workload w", Commit: "w1"}}
+	// e2 descends from e1 (the environment branch moved on: a rollback pinned m1 there); m2 descends from m1.
+	descendsFrom := map[[2]string]bool{{"e1", "e2"}: true, {"m1", "m2"}: true, {"w1", "w2"}: true}
+	ancestry := func(src scheduling.SourceCommit, built string) (bool, bool) {
+		return descendsFrom[[2]string{src.Commit, built}], true
+	}
+	require.NoError(t, checkForward(read, map[string]string{"dev": "e1", "main": "m2"}, ancestry, true),
+		"main older than built, pinned by a newer environment branch: a rollback")
+	require.ErrorIs(t, checkForward(read, map[string]string{"dev": "e2", "main": "m2"}, ancestry, true), ErrOlderInputs,
+		"the same environment branch with an older main: a stale read")
+	require.ErrorIs(t, checkForward(read, map[string]string{"dev": "e1", "main": "m2", "workload w": "w2"}, ancestry, true), ErrOlderInputs,
+		"a workload is never exempt")
+}
+
 func TestSourceTrailers(t *testing.T) {
 	msg := "Kalypso: update environment dev\n\nKalypso-Environment: dev\nKalypso-Source: dev " + strings.Repeat("a", 40) +
 		"\nKalypso-Source: workload platform svc " + strings.Repeat("b", 40) + "\nKalypso-Source: broken xyz\n"
