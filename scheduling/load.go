@@ -17,6 +17,9 @@ type Inputs struct {
 	// keeps it and the newer one gets the error, so that no team can take over another's names.
 	// Without it (no history), neither keeps the name: both are errors and keep their last output.
 	Seniority func(*WorkloadRegistration) int64
+	// Cache, when set, keeps the files parsed by the previous load made with it: only files
+	// whose content changed are parsed again (see ParseCache). The result is the same.
+	Cache *ParseCache
 }
 
 // SourceCommit records which commit of which source an environment was computed from.
@@ -56,7 +59,7 @@ type Snapshot struct {
 // snapshot's Errors; only what depends on a broken object is affected.
 func Load(in Inputs) *Snapshot {
 	snap := &Snapshot{Environment: in.Environment, Templates: map[string]*Template{}}
-	l := newLoader(in.Policy, &snap.Errors)
+	l := newLoader(in.Policy, &snap.Errors).withCache(in.Cache)
 	defer l.stop()
 	var objs objects
 	l.read(in.Env, "", &objs, &snap.Incomplete)

@@ -18,6 +18,11 @@ type loader struct {
 	timer   *time.Timer
 	// only, when set, tells which files are worth parsing (see mayHold); the others are skipped.
 	only func(data []byte) bool
+	// cache, when set, gives the files parsed by the previous load; parsed collects this
+	// load's, which replace them when it ends (stop).
+	cache  *ParseCache
+	parsed map[string]*parsedFile
+	misses int // files parsed, not found in the cache
 }
 
 // mayHold tells whether a file may hold an object of a kind: it names the kind, or has an
@@ -35,7 +40,20 @@ func newLoader(pol Policy, errs *Errors) *loader {
 	return l
 }
 
-func (l *loader) stop() { l.timer.Stop() }
+func (l *loader) stop() {
+	l.timer.Stop()
+	if l.cache != nil {
+		l.cache.keep(l.parsed, l.misses)
+	}
+}
+
+// withCache makes the loader parse only the files that cache does not hold (nil: every file).
+func (l *loader) withCache(cache *ParseCache) *loader {
+	if cache != nil {
+		l.cache, l.parsed = cache, map[string]*parsedFile{}
+	}
+	return l
+}
 
 // timeoutError is the error of loading that ran out of time.
 func (l *loader) timeoutError() error {
@@ -64,6 +82,12 @@ func (l *loader) source(src Source, dir string, objs *objects) bool {
 			complete = false
 			continue
 		}
+		key, cached := l.cacheKey(src.FS, display, f.Path)
+		if p := l.cache.get(key); cached && p != nil {
+			l.parsed[key] = p
+			p.addTo(objs, l.errs)
+			continue
+		}
 		data, err := fs.ReadFile(src.FS, f.Path)
 		if err != nil {
 			l.errs.Add(Pos{File: display}, "", "%v", err)
@@ -73,10 +97,41 @@ func (l *loader) source(src Source, dir string, objs *objects) bool {
 		if l.only != nil && !l.only(data) {
 			continue
 		}
-		if !parseFileUntil(display, data, objs, l.errs, l.expired.Load) {
+		if !l.parse(display, data, objs, key, cached) {
 			l.errs.Add(Pos{File: display}, "", "%v; the rest of this file and the %d files after it are not read", l.timeoutError(), len(files)-i-1)
 			return false
 		}
 	}
 	return complete
+}
+
+// cacheKey returns the key of a file in the loader's cache, and whether it may be cached: the
+// loader has a cache and the file system knows the file's content address.
+func (l *loader) cacheKey(fsys fs.FS, display, name string) (string, bool) {
+	h, ok := fsys.(FileHasher)
+	if l.cache == nil || l.only != nil || !ok {
+		return "", false
+	}
+	hash, ok := h.FileHash(name)
+	if !ok {
+		return "", false
+	}
+	return cacheKey(display, hash), true
+}
+
+// parse parses a file into objs, through the cache under key when cached; it reports whether
+// it read the whole file before the time budget ran out (a file not read whole is not kept).
+func (l *loader) parse(display string, data []byte, objs *objects, key string, cached bool) bool {
+	if !cached {
+		return parseFileUntil(display, data, objs, l.errs, l.expired.Load)
+	}
+	l.misses++
+	p := &parsedFile{}
+	if !parseFileUntil(display, data, &p.objs, &p.errs, l.expired.Load) {
+		p.addTo(objs, l.errs)
+		return false
+	}
+	l.parsed[key] = p
+	p.addTo(objs, l.errs)
+	return true
 }

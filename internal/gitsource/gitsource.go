@@ -52,7 +52,7 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	out := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}}
+	out := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, hashes: map[string]plumbing.Hash{}}
 	for name, e := range entries {
 		out.MapFS[name] = &fstest.MapFile{Mode: 0o644}
 		out.large[name] = e.size
@@ -135,6 +135,7 @@ func (t treeFS) read(repo *git.Repository, entries map[string]entry, name string
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	t.MapFS[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+	t.hashes[name] = e.hash
 	delete(t.large, name)
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
@@ -67,8 +69,18 @@ func (o *treeOptions) relativeUnder() string {
 // treeFS is the files read from a tree, with the ones too large to read.
 type treeFS struct {
 	fstest.MapFS
-	large   map[string]int64 // path → size of files left unread
-	refused error            // why no file of the source was read (a breach of its limits)
+	large   map[string]int64         // path → size of files left unread
+	refused error                    // why no file of the source was read (a breach of its limits)
+	hashes  map[string]plumbing.Hash // path → blob of the files read
+}
+
+// FileHash implements scheduling.FileHasher: a file's blob hash.
+func (t treeFS) FileHash(name string) (string, bool) {
+	h, ok := t.hashes[name]
+	if !ok {
+		return "", false
+	}
+	return h.String(), true
 }
 
 // Refused implements scheduling.Refuser.
@@ -109,7 +121,7 @@ func (t treeFS) Stat(name string) (fs.FileInfo, error) {
 
 // Sub implements fs.SubFS so that sub-trees keep refusing large files.
 func (t treeFS) Sub(dir string) (fs.FS, error) {
-	sub := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, refused: t.refused}
+	sub := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, refused: t.refused, hashes: map[string]plumbing.Hash{}}
 	prefix := dir + "/"
 	for p, f := range t.MapFS {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
@@ -119,6 +131,11 @@ func (t treeFS) Sub(dir string) (fs.FS, error) {
 	for p, size := range t.large {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
 			sub.large[rest] = size
+		}
+	}
+	for p, h := range t.hashes {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			sub.hashes[rest] = h
 		}
 	}
 	return sub, nil

@@ -140,3 +140,28 @@ func TestTreeFSRefusesASourceOverItsLimitWithoutReadingIt(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, selected, 101)
 }
+
+// TreeFS gives each file it read its blob hash as content address, in a sub-tree too, and
+// none to a file it left unread.
+func TestTreeFSGivesBlobHashes(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	require.NoError(t, err)
+	head := commitFiles(t, repo, plumbing.ZeroHash, map[string]string{
+		"deploy/w.yaml":   "kind: Workload\n",
+		"deploy/big.yaml": strings.Repeat("x", 5000),
+	}, time.Unix(0, 0))
+	fsys, err := TreeFS(repo, head, MaxFileBytes(1000))
+	require.NoError(t, err)
+	want := plumbing.ComputeHash(plumbing.BlobObject, []byte("kind: Workload\n")).String()
+	hash, ok := fsys.(scheduling.FileHasher).FileHash("deploy/w.yaml")
+	require.True(t, ok)
+	require.Equal(t, want, hash)
+	_, ok = fsys.(scheduling.FileHasher).FileHash("deploy/big.yaml")
+	require.False(t, ok, "a file left unread has no address")
+
+	sub, err := Sub(fsys, "deploy")
+	require.NoError(t, err)
+	hash, ok = sub.(scheduling.FileHasher).FileHash("w.yaml")
+	require.True(t, ok)
+	require.Equal(t, want, hash)
+}

@@ -19,6 +19,9 @@ type results struct {
 	mu      sync.Mutex
 	entries map[envref.Env]*resultEntry
 	opts    []render.Option // the rendering limits
+	// parses keeps each environment's parsed source files, so that loading parses only the
+	// files a push changed; forgotten with the environment's entry.
+	parses map[envref.Env]*scheduling.ParseCache
 }
 
 // resultEntry is an environment rendered from the sources it names, with the git form of
@@ -29,7 +32,21 @@ type resultEntry struct {
 	index   *gitops.Index // describes result
 }
 
-func newResults() *results { return &results{entries: map[envref.Env]*resultEntry{}} }
+func newResults() *results {
+	return &results{entries: map[envref.Env]*resultEntry{}, parses: map[envref.Env]*scheduling.ParseCache{}}
+}
+
+// parseCache returns env's cache of parsed source files, made on first use.
+func (c *results) parseCache(env envref.Env) *scheduling.ParseCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.parses[env]
+	if p == nil {
+		p = scheduling.NewParseCache()
+		c.parses[env] = p
+	}
+	return p
+}
 
 // render computes env's result for snap from the entry of env, when there is one, and keeps
 // the new result as the entry, with its index brought up to date (hashing only the
@@ -86,9 +103,10 @@ func (c *results) previous(env envref.Env) *render.Result {
 	return nil
 }
 
-// drop forgets env's entry.
+// drop forgets env's entry and parsed source files.
 func (c *results) drop(env envref.Env) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, env)
+	delete(c.parses, env)
 }

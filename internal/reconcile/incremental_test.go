@@ -68,3 +68,14 @@ func TestRenderLimitsReachTheRenderer(t *testing.T) {
 	res, _ := New(nil, nil).results.render(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
 	require.Len(t, res.Outputs, 2, "the default limits fit")
 }
+
+// Each environment has its own cache of parsed source files, forgotten with its entry.
+func TestParseCachePerEnvironment(t *testing.T) {
+	c := newResults()
+	dev, stage := envref.Env{Name: "dev"}, envref.Env{Name: "stage"}
+	p := c.parseCache(dev)
+	require.Same(t, p, c.parseCache(dev))
+	require.NotSame(t, p, c.parseCache(stage))
+	c.drop(dev)
+	require.NotSame(t, p, c.parseCache(dev), "dropped with the environment")
+}

@@ -169,6 +169,9 @@ func (r *Reconciler) snapshotAt(ctx context.Context, env envref.Env, token strin
 	}
 	in.Policy = r.policy
 	in.Seniority = r.seniority(env.ControlPlane, in)
+	if main.IsZero() { // the environment as pinned: its sources change a little at each push
+		in.Cache = r.results.parseCache(env)
+	}
 	snap := scheduling.Load(in) // reads workload repositories, each under its own lock
 	snap.Errors = append(errs, snap.Errors...).Sorted()
 	return snap, nil

@@ -1,0 +1,123 @@
+package scheduling
+
+import (
+	"maps"
+	"sync"
+)
+
+// FileHasher is implemented by a file system that knows a content address of each of its files
+// (a git tree knows each file's blob hash). Loading with a ParseCache parses again only the
+// files whose address it has not parsed before.
+type FileHasher interface {
+	// FileHash returns the content address of the file at name, and whether it is known.
+	FileHash(name string) (string, bool)
+}
+
+// ParseCache keeps what loading parsed from each source file, keyed by the path the file is
+// shown at and its content address (FileHasher), so that the next load of the same sources
+// parses only the files whose content changed. A hit is always correct: the same path and the
+// same content parse to the same objects and errors. It holds the files of the last load made
+// with it and nothing else, so its size follows the sources (within their limits: Policy's
+// MaxSourceBytes per source); one per environment. The zero value is not usable: see
+// NewParseCache. It is safe for concurrent use.
+type ParseCache struct {
+	mu      sync.Mutex
+	entries map[string]*parsedFile
+	misses  int // files the last load parsed
+}
+
+// NewParseCache returns an empty cache.
+func NewParseCache() *ParseCache { return &ParseCache{entries: map[string]*parsedFile{}} }
+
+// Len is the number of files the cache holds.
+func (c *ParseCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// Misses is the number of files the last load made with the cache parsed: those it did not hold.
+func (c *ParseCache) Misses() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.misses
+}
+
+// parsedFile is what parsing one file found. It is never handed out: loading takes a copy.
+type parsedFile struct {
+	objs objects
+	errs Errors
+}
+
+// get returns the file parsed under key, if any (none without a cache).
+func (c *ParseCache) get(key string) *parsedFile {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[key]
+}
+
+// keep replaces the cache's files by those of one load, which parsed misses of them: files
+// no longer read are forgotten.
+func (c *ParseCache) keep(files map[string]*parsedFile, misses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries, c.misses = files, misses
+}
+
+// cacheKey is the key of a file shown at display with content address hash.
+func cacheKey(display, hash string) string { return display + "\x00" + hash }
+
+// addTo adds a copy of the file's objects and errors to a load's, so that what the load
+// changes afterwards (a workload's labels and registration) never reaches the cache.
+func (p *parsedFile) addTo(objs *objects, errs *Errors) {
+	objs.merge(p.objs.clone())
+	for _, e := range p.errs {
+		c := *e
+		*errs = append(*errs, &c)
+	}
+}
+
+// clone copies every object, with its own labels and field lines; specs are shared, as nothing
+// changes them after decoding.
+func (o *objects) clone() *objects {
+	return &objects{
+		environments:      cloneAll(o.environments),
+		baseRepos:         cloneAll(o.baseRepos),
+		gitopsRepos:       cloneAll(o.gitopsRepos),
+		registrations:     cloneAll(o.registrations),
+		workloads:         cloneAll(o.workloads),
+		targets:           cloneAll(o.targets),
+		clusterTypes:      cloneAll(o.clusterTypes),
+		templates:         cloneAll(o.templates),
+		policies:          cloneAll(o.policies),
+		schemas:           cloneAll(o.schemas),
+		configMaps:        cloneAll(o.configMaps),
+		broken:            cloneAll(o.broken),
+		unusableTemplates: cloneAll(o.unusableTemplates),
+		foreign:           cloneAll(o.foreign),
+		unreadable:        o.unreadable,
+	}
+}
+
+// cloneAll copies each object of a list (see objects.clone).
+func cloneAll[T any, P interface {
+	*T
+	named
+}](list []P) []P {
+	if list == nil {
+		return nil
+	}
+	out := make([]P, len(list))
+	for i, x := range list {
+		c := P(new(T))
+		*c = *x
+		o := c.obj()
+		o.Labels = maps.Clone(o.Labels)
+		o.lines = maps.Clone(o.lines)
+		out[i] = c
+	}
+	return out
+}
