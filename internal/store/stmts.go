@@ -25,14 +25,15 @@ func (s *Store) chunkRows(cols int) int {
 }
 
 // chunked calls fn over consecutive [lo, hi) slices of n rows of cols parameters, each
-// within the driver's limit and of a power-of-two length, so that a multi-row statement
-// takes few distinct shapes, each prepared once.
+// within the driver's limit. On SQLite each slice has a power-of-two length, so that a
+// multi-row statement takes few distinct shapes, each prepared at Open; on PostgreSQL, where
+// each statement is a round trip, slices are as long as the limit allows.
 func (s *Store) chunked(n, cols int, fn func(lo, hi int) error) error {
 	step := s.chunkRows(cols)
 	for lo := 0; lo < n; {
-		size := step
-		for size > n-lo {
-			size /= 2
+		size := min(step, n-lo)
+		for s.stmts != nil && size&(size-1) != 0 {
+			size &= size - 1 // down to the highest power of two in it
 		}
 		if err := fn(lo, lo+size); err != nil {
 			return err

@@ -31,3 +31,21 @@ func TestChunkedCoversEveryRowInPreparedShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkedTakesLongestSlicesWithoutPreparedShapes checks that, on PostgreSQL (no shapes
+// prepared at Open), each slice is as long as the limit allows.
+func TestChunkedTakesLongestSlicesWithoutPreparedShapes(t *testing.T) {
+	s := &Store{dialect: postgresDialect{}}
+	for _, q := range ingestSQL {
+		step := s.chunkRows(q.cols)
+		for _, n := range []int{1, 300, step, step + 1, 3*step + 7} {
+			var sizes []int
+			require.NoError(t, s.chunked(n, q.cols, func(lo, hi int) error { sizes = append(sizes, hi-lo); return nil }))
+			want := []int{}
+			for left := n; left > 0; left -= min(step, left) {
+				want = append(want, min(step, left))
+			}
+			require.Equal(t, want, sizes, "%d rows of %d columns", n, q.cols)
+		}
+	}
+}
