@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
@@ -62,9 +63,15 @@ func (h *clickHow) pinMessage(user string, v window.Verdict) string {
 	return fmt.Sprintf("window override by @%s (%s): %s\n%s@%s\n%s%s", user, v.Short(), h.reason, overrideTrailer, user, overrideReasonTrailer, h.reason)
 }
 
-// oneLine folds a reason onto one line, so that it stays one trailer.
+// oneLine folds a reason onto one line of printable text, so that it stays one trailer.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	printable := strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return ' '
+	}, s)
+	return strings.Join(strings.Fields(printable), " ")
 }
 
 // Overridden is what an override request did.

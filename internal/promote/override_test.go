@@ -28,7 +28,7 @@ func TestAnOverrideRequestPromotesWithItsReason(t *testing.T) {
 	require.ErrorContains(t, err, "needs admin permission")
 	require.Equal(t, w.seed, w.pin("dev"))
 
-	out, err := w.p.OverrideWindow(ctx, dev, "", "carol", "hotfix for\nINC-42")
+	out, err := w.p.OverrideWindow(ctx, dev, "", "carol", "hotfix for\nINC-42\x00\t")
 	require.NoError(t, err)
 	require.Equal(t, Overridden{Environment: "dev", Commit: m, User: "carol", Reason: "hotfix for INC-42"}, out)
 	require.Equal(t, m, w.pin("dev"), "pinned as the button pins")
