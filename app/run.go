@@ -181,7 +181,9 @@ func (s *Server) runResync(ctx context.Context) {
 	start := time.Now()
 	done := make(chan error, 1)
 	round := workq.NewRound(func(err error) { done <- err })
-	err := safeCall(func() error { return s.opts.resync(workq.WithRound(logger.WithContext(s.workCtx), round)) })
+	err := safeCall(func() error {
+		return s.opts.resync(workq.WithOrigin(workq.WithRound(logger.WithContext(s.workCtx), round), workq.OriginResync))
+	})
 	round.Release(err)
 	select {
 	case err = <-done:

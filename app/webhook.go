@@ -155,7 +155,7 @@ func (h *webhook) dispatch(ctx context.Context, w http.ResponseWriter, r *http.R
 		return
 	}
 	round := s.deliveryRound(ctx, event, id, payload, &h.seen)
-	routeCtx := context.WithValue(workq.WithRound(zerolog.Ctx(ctx).WithContext(s.workCtx), round), deliveryKey{}, id)
+	routeCtx := context.WithValue(workq.WithOrigin(workq.WithRound(zerolog.Ctx(ctx).WithContext(s.workCtx), round), id), deliveryKey{}, id)
 	echo, err := s.opts.router.Route(routeCtx, event, payload)
 	round.Release(err) // the keys added hold the round until their work is done
 	switch {

@@ -68,8 +68,11 @@ func TestE2EApprovalQuorumWithATeamAndFourEyes(t *testing.T) {
 		"approval lead stage " + m[:7],
 		"pin lead stage " + m[:7],
 	}, auditLines(w.auditEntries("lead", "&environment=stage&kind=approval,refusal,pin")))
+	dev := w.auditEntries("lead", "&environment=dev")
 	require.Equal(t, []string{"pin kalypso dev " + m[:7], "promotion kalypso dev " + m[:7]},
-		auditLines(w.auditEntries("lead", "&environment=dev")), "the automatic pin and the promotion's end")
+		auditLines(dev), "the automatic pin and the promotion's end")
+	require.Equal(t, w.pushDelivery(m).ID, dev[0].Delivery, "the automatic pin names the push that made it due")
+	require.NotEmpty(t, dev[1].Delivery, "the promotion's end names what made it due")
 	w.stop()
 	out, err := auditVerify(t, storeFile)
 	require.NoError(t, err, out)

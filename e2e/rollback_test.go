@@ -17,7 +17,12 @@ import (
 
 // kalypsoRollback runs `kalypso rollback` against the app as user.
 func (w *world) kalypsoRollback(user string, args ...string) (string, error) {
-	cmd := exec.Command(binary, append([]string{"rollback", "--url", "http://" + w.addr,
+	return w.kalypsoGovern("rollback", user, args...)
+}
+
+// kalypsoGovern runs a governance command (rollback, override) against the app as user.
+func (w *world) kalypsoGovern(command, user string, args ...string) (string, error) {
+	cmd := exec.Command(binary, append([]string{command, "--url", "http://" + w.addr,
 		"--control-plane", sample.Owner + "/" + sample.ControlPlane}, args...)...)
 	cmd.Env = append(os.Environ(), "GITHUB_TOKEN="+w.sim.UserToken(user))
 	out, err := cmd.CombinedOutput()

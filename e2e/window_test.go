@@ -114,6 +114,25 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	w.waitWindowStatus("dev", "success", "overridden by @platform-admin")
 	require.Equal(t, "Promoted by @platform-admin, overriding the window", w.checkRun(m2, held.GetID()).GetOutput().GetTitle())
 
+	// The same override through the API, with a reason.
+	m3 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# hotfix\n")})
+	w.waitStatus("dev", m3, "pending", `held: closed by deny window "freeze quarter-end"`)
+	out, err := w.kalypsoGovern("override", "lead", "--env", "dev", "--reason", "INC-42 hotfix")
+	require.Error(t, err, "write permission does not override a window")
+	require.Contains(t, out, "403 Forbidden")
+	_, err = w.kalypsoGovern("override", "platform-admin", "--env", "dev")
+	require.Error(t, err, "a reason is required")
+	out, err = w.kalypsoGovern("override", "platform-admin", "--env", "dev", "--reason", "INC-42 hotfix")
+	require.NoError(t, err, out)
+	require.Contains(t, out, `"commit":"`+m3+`"`)
+	require.Equal(t, m3, w.pinOf("dev"), "the override request pins")
+	msg = w.headMessage(sample.ControlPlane, "dev")
+	require.Contains(t, msg, "Kalypso-Window-Override-Reason: INC-42 hotfix")
+	w.waitWindowStatus("dev", "success", "overridden by @platform-admin: INC-42 hotfix")
+	out, err = w.kalypsoGovern("override", "platform-admin", "--env", "dev", "--reason", "again", "--commit", m3)
+	require.Error(t, err, "nothing waits any more")
+	require.Contains(t, out, "409 Conflict")
+
 	entries := w.auditEntries("lead", "&environment=dev")
 	require.Equal(t, []string{
 		"window-hold kalypso dev " + m1[:7],
@@ -122,7 +141,12 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 		"refusal lead dev " + m2[:7],
 		"window-override platform-admin dev " + m2[:7],
 		"pin platform-admin dev " + m2[:7],
+		"window-hold kalypso dev " + m3[:7],
+		"window-override platform-admin dev " + m3[:7],
+		"pin platform-admin dev " + m3[:7],
 	}, auditLines(entries), "every decision of dev, in order")
+	require.Contains(t, entries[4].Reason, "no reason given (button); use kalypso override --reason to give one")
+	require.Contains(t, entries[7].Reason, "reason: INC-42 hotfix")
 	require.Contains(t, entries[0].Reason, `closed: no allow window is active, next allow window "mornings"`)
 	require.Contains(t, entries[3].Reason, `window override by @lead refused: needs admin permission (has "write")`)
 	require.Equal(t, m1, entries[5].Previous, "the pin records the commit it replaced")
@@ -130,7 +154,7 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	require.Equal(t, entries[3].Hash, entries[4].PrevHash, "entries are chained")
 
 	w.stop()
-	out, err := auditVerify(t, storeFile)
+	out, err = auditVerify(t, storeFile)
 	require.NoError(t, err, out)
 	require.Contains(t, out, "audit trail intact")
 	editAudit(t, storeFile, entries[4].Seq, "platform-admin", "lead")

@@ -7,13 +7,15 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/workq"
 )
 
 // Work runs one key with what its coalesced adds need; the work queue calls it, one run per
-// key at a time. An error is retried by the queue with backoff, the need kept.
+// key at a time. An error is retried by the queue with backoff, the need kept. The decisions
+// it records in the audit trail name what made the run due (see workContext).
 func (c *Core) Work(ctx context.Context, key workq.Key, need workq.Need) error {
-	ctx = keyLogger(ctx, key)
+	ctx = workContext(ctx, key)
 	switch key.Kind {
 	case KindBranch:
 		return c.workBranch(ctx, key)
@@ -37,6 +39,12 @@ func (c *Core) Work(ctx context.Context, key workq.Key, need workq.Need) error {
 		return c.workInstallations(ctx)
 	}
 	return workq.Permanent(fmt.Errorf("unknown kind of work %q", key.Kind))
+}
+
+// workContext is the context of a key's run: its logger names the key, and the decisions it
+// records in the audit trail name the run's origin (a delivery, "resync" or "poll").
+func workContext(ctx context.Context, key workq.Key) context.Context {
+	return audit.WithDelivery(keyLogger(ctx, key), workq.OriginOf(ctx))
 }
 
 // keyLogger adds the key's installation and repository to the context's logger.

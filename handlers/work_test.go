@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/coord"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
@@ -318,4 +319,13 @@ func TestAFailingPreviewIsRetriedThenReported(t *testing.T) {
 	require.NoError(t, err, "the failure is on the check run")
 	require.Equal(t, []string{"read org/cp#7", "preview dev of org/cp#7 at " + sha + " as 0",
 		"read org/cp#7", "preview dev of org/cp#7 at " + sha + " as 0", "report preview dev on " + sha + " failure=true"}, f.lines())
+}
+
+func TestARunsAuditDecisionsNameWhatMadeItDue(t *testing.T) {
+	key := EnvironmentKey(envref.Env{Installation: 1, ControlPlane: envref.Repo{Owner: "o", Name: "cp"}, Name: "dev"})
+	for _, origin := range []string{"0b9c1f1e-delivery", workq.OriginResync, workq.OriginPoll} {
+		ctx := workContext(workq.WithOrigin(context.Background(), origin), key)
+		require.Equal(t, origin, audit.DeliveryOf(ctx))
+	}
+	require.Empty(t, audit.DeliveryOf(workContext(context.Background(), key)), "no origin, no delivery")
 }

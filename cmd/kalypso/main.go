@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"serve":      {"run the GitHub App", runServe},
 		"audit":      {"verify the hub's audit trail (audit verify)", runAudit},
 		"rollback":   {"roll an environment back and hold it, or release it, through a running app", runRollback},
+		"override":   {"promote into an environment despite its windows, with a reason, through a running app", runOverride},
 		"version":    {"print the version, commit and build date", runVersion},
 		"completion": {"print a shell completion script (bash, zsh or fish)", runCompletion},
 	}

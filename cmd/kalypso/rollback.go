@@ -55,6 +55,7 @@ func runRollback(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return code
 	}
 	token := os.Getenv("GITHUB_TOKEN")
+	url = strings.TrimSuffix(url, "/")
 	if url == "" || cp == "" || env == "" || reason == "" || token == "" {
 		fmt.Fprintln(stderr, "kalypso rollback: --url, --control-plane, --environment, --reason and GITHUB_TOKEN are required")
 		return 2
@@ -63,23 +64,30 @@ func runRollback(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if release {
 		path = "/api/v1/release"
 	}
-	body, _ := json.Marshal(govapi.Request{ControlPlane: cp, Environment: env, Reason: reason, Config: config && !release})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(url, "/")+path, bytes.NewReader(body))
+	return postGovernance(ctx, "rollback", url+path, token, govapi.Request{ControlPlane: cp, Environment: env, Reason: reason, Config: config && !release}, stdout, stderr)
+}
+
+// postGovernance posts a governance request to a running app as the user of token and
+// prints its JSON answer: exit status 0 when the app did it, 1 when it refused or failed,
+// 2 for a request that cannot be made.
+func postGovernance(ctx context.Context, cmd, url, token string, r govapi.Request, stdout, stderr io.Writer) int {
+	body, _ := json.Marshal(r)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		fmt.Fprintf(stderr, "kalypso rollback: %v\n", err)
+		fmt.Fprintf(stderr, "kalypso %s: %v\n", cmd, err)
 		return 2
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "kalypso rollback: %v\n", err)
+		fmt.Fprintf(stderr, "kalypso %s: %v\n", cmd, err)
 		return 1
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "kalypso rollback: %s: %s", resp.Status, out)
+		fmt.Fprintf(stderr, "kalypso %s: %s: %s", cmd, resp.Status, out)
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s", out)

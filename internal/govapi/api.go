@@ -1,6 +1,6 @@
 // Package govapi serves the governance requests of scripts: POST /api/v1/rollback and
 // POST /api/v1/release, authenticated by a GitHub user token with write permission on the
-// control plane.
+// control plane, and POST /api/v1/override, which needs admin permission there.
 package govapi
 
 import (
@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/rs/zerolog"
 
 	"github.com/kalypso-gitops/kalypso/internal/audit"
+	"github.com/kalypso-gitops/kalypso/internal/ellipsis"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/promote"
 	"github.com/kalypso-gitops/kalypso/internal/store"
@@ -35,6 +37,7 @@ type Promoter interface {
 	RollBack(ctx context.Context, env envref.Env, user, reason string) (promote.Rollback, error)
 	RollBackConfig(ctx context.Context, env envref.Env, user, reason string) (promote.Rollback, error)
 	Release(ctx context.Context, env envref.Env, user, reason string) (store.Hold, error)
+	OverrideWindow(ctx context.Context, env envref.Env, commit, user, reason string) (promote.Overridden, error)
 }
 
 // API serves the governance requests.
@@ -45,7 +48,7 @@ type API struct {
 	Logger   zerolog.Logger
 }
 
-// Request is the body of both requests.
+// Request is the body of the requests.
 type Request struct {
 	ControlPlane string `json:"controlPlane"` // OWNER/REPO
 	Environment  string `json:"environment"`
@@ -53,16 +56,28 @@ type Request struct {
 	// Config, for a rollback, reverts the latest config change of the environment branch
 	// instead of pinning the previous deployment.
 	Config bool `json:"config,omitempty"`
+	// Commit, for an override, is the main commit to promote (default: the one a promotion
+	// into the environment would pin now).
+	Commit string `json:"commit,omitempty"`
 }
+
+// needs is the permission on the control plane a request needs.
+type needs int
+
+const (
+	needsWrite needs = iota
+	needsAdmin
+)
 
 // Register adds the routes to mux.
 func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/v1/rollback", a.serveRollback)
 	mux.HandleFunc("POST /api/v1/release", a.serveRelease)
+	mux.HandleFunc("POST /api/v1/override", a.serveOverride)
 }
 
 func (a *API) serveRollback(w http.ResponseWriter, r *http.Request) {
-	a.serve(w, r, "rollback", func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
+	a.serve(w, r, "rollback", needsWrite, func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
 		if req.Config {
 			return a.Promoter.RollBackConfig(ctx, env, user, req.Reason)
 		}
@@ -71,13 +86,19 @@ func (a *API) serveRollback(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) serveRelease(w http.ResponseWriter, r *http.Request) {
-	a.serve(w, r, "release", func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
+	a.serve(w, r, "release", needsWrite, func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
 		return a.Promoter.Release(ctx, env, user, req.Reason)
 	})
 }
 
+func (a *API) serveOverride(w http.ResponseWriter, r *http.Request) {
+	a.serve(w, r, "override", needsAdmin, func(ctx context.Context, req Request, env envref.Env, user string) (any, error) {
+		return a.Promoter.OverrideWindow(ctx, env, req.Commit, user, req.Reason)
+	})
+}
+
 // serve reads and checks a request, authenticates its user and runs do.
-func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, do func(context.Context, Request, envref.Env, string) (any, error)) {
+func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, perm needs, do func(context.Context, Request, envref.Env, string) (any, error)) {
 	req, cp, err := readRequest(r)
 	if err != nil {
 		reply(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
@@ -92,6 +113,9 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, do func
 		a.Logger.Warn().Err(err).Msg(what + " API: checking a user's access")
 		reply(w, http.StatusBadGateway, map[string]string{"error": "GitHub could not be asked for the user's access"})
 		return
+	case perm == needsAdmin && !access.Admin:
+		reply(w, http.StatusForbidden, map[string]string{"error": "admin permission on " + req.ControlPlane + " is required"})
+		return
 	case !access.Write:
 		reply(w, http.StatusForbidden, map[string]string{"error": "write permission on " + req.ControlPlane + " is required"})
 		return
@@ -105,7 +129,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, what string, do func
 	out, err := do(ctx, req, env, access.Login)
 	switch {
 	case errors.Is(err, promote.ErrNothingToRollBack), errors.Is(err, promote.ErrNotHeld), errors.Is(err, promote.ErrNoPromotion),
-		errors.Is(err, promote.ErrNotConfigChange):
+		errors.Is(err, promote.ErrNotConfigChange), errors.Is(err, promote.ErrNothingToOverride), errors.Is(err, promote.ErrRefused):
 		reply(w, http.StatusConflict, map[string]string{"error": err.Error()})
 	case err != nil:
 		a.Logger.Error().Err(err).Str("environment", env.Name).Msg(what + " failed")
@@ -121,7 +145,7 @@ func readRequest(r *http.Request) (Request, envref.Repo, error) {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxBodyBytes+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return req, envref.Repo{}, fmt.Errorf("body: a JSON object {controlPlane, environment, reason, config} of at most %d bytes: %w", maxBodyBytes, err)
+		return req, envref.Repo{}, fmt.Errorf("body: a JSON object {controlPlane, environment, reason, config, commit} of at most %d bytes: %w", maxBodyBytes, err)
 	}
 	owner, name, ok := strings.Cut(req.ControlPlane, "/")
 	switch {
@@ -133,7 +157,10 @@ func readRequest(r *http.Request) (Request, envref.Repo, error) {
 		return req, envref.Repo{}, errors.New("reason: required")
 	case len(req.Reason) > maxReasonLen:
 		return req, envref.Repo{}, fmt.Errorf("reason: longer than %d bytes", maxReasonLen)
+	case req.Commit != "" && !plumbing.IsHash(req.Commit):
+		return req, envref.Repo{}, fmt.Errorf("commit: %q is not a full commit ID (40 hexadecimal digits)", ellipsis.Cut(req.Commit, 50))
 	}
+	req.Commit = strings.ToLower(req.Commit)
 	return req, envref.Repo{Owner: owner, Name: name}, nil
 }
 

@@ -45,18 +45,19 @@ func promoteButton(desc string) []*github.CheckRunAction {
 // it, for the newest commit deployed upstream, and only to move the pin forward. Who approved
 // is recorded in the pin's commit; a refused click says why on the check run or in the log.
 func (p *Promoter) Approve(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
-	return p.clicked(ctx, inst, repo, event, user, false)
+	return p.clicked(ctx, inst, repo, event, user, &clickHow{})
 }
 
 // Override handles a click on Override window: as Approve, from a user with admin permission,
 // and it promotes whatever the windows say; the pin records who overrode which window, and
 // the environment's GitOps pull request carries a successful kalypso/window status for it.
+// The button carries no reason; OverrideWindow takes one.
 func (p *Promoter) Override(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string) error {
-	return p.clicked(ctx, inst, repo, event, user, true)
+	return p.clicked(ctx, inst, repo, event, user, &clickHow{override: true})
 }
 
-// clicked handles a click on Promote (override false) or Override window (override true).
-func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string, override bool) error {
+// clicked handles a click on Promote or Override window.
+func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, event *github.CheckRun, user string, how *clickHow) error {
 	ctx = withActor(ctx, user)
 	l, ok := parseApprovalID(event.GetExternalID())
 	if !ok || l.ControlPlane != repo {
@@ -67,15 +68,21 @@ func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, ev
 	if err != nil {
 		return err
 	}
+	return p.decideClick(ctx, gh, l, run, user, how)
+}
+
+// decideClick promotes l on a click (or an override request) on its current check run run, when
+// it counts.
+func (p *Promoter) decideClick(ctx context.Context, gh ghport.GitHub, l Locator, run *github.CheckRun, user string, how *clickHow) error {
 	if !offersPromotion(run) {
-		return p.refuse(ctx, l, run, user, click{Env: l.Env, SHA: l.Commit}.refusal())
+		return p.refuse(ctx, l, run, user, how, click{Env: l.Env, SHA: l.Commit}.refusal())
 	}
-	if allowed, err := p.mayPromote(ctx, gh, l, run, user, override); err != nil || !allowed {
+	if allowed, err := p.mayPromote(ctx, gh, l, run, user, how); err != nil || !allowed {
 		return err
 	}
 	var s *scheduling.Stage
 	var c click
-	err = p.onMain(ctx, l, func(chain *scheduling.Chain, cached *gitcache.Session) error {
+	err := p.onMain(ctx, l, func(chain *scheduling.Chain, cached *gitcache.Session) error {
 		if s = chain.Stages[l.Env]; s != nil {
 			c = pinFacts(chain, cached.Repo, s, l.Commit)
 		}
@@ -85,49 +92,51 @@ func (p *Promoter) clicked(ctx context.Context, inst int64, repo envref.Repo, ev
 		return err
 	}
 	if s == nil {
+		how.refused = ErrNoPromotion
 		return p.updateApproval(ctx, l, run, "neutral", "Nothing to promote", l.Env+" no longer declares spec.promotion.")
 	}
-	return p.approveClick(ctx, l, s, c, run, user, override)
+	return p.approveClick(ctx, l, s, c, run, user, how)
 }
 
 // approveClick completes the facts of a click with the upstream statuses and pins its commit
 // if it counts.
-func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.Stage, c click, run *github.CheckRun, user string, override bool) error {
+func (p *Promoter) approveClick(ctx context.Context, l Locator, s *scheduling.Stage, c click, run *github.CheckRun, user string, how *clickHow) error {
 	c, err := p.upstreamFacts(ctx, l, c)
 	if err != nil {
 		return err
 	}
-	if !override && !s.Manual {
+	if !how.override && !s.Manual {
 		c.Offered = false // an automatic promotion's check run offers only the override
 	}
 	if why := c.refusal(); why != nil {
-		return p.refuse(ctx, l, run, user, why)
+		return p.refuse(ctx, l, run, user, how, why)
 	}
 	v := p.verdict(s)
-	if !override && !v.Open {
+	if !how.override && !v.Open {
 		logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", v.String()).Msg("promotion click refused")
 		p.record(ctx, audit.KindRefusal, l, "", v.String())
 		return p.heldRun(ctx, l, s, v)
 	}
 	approved := approvalsOf(run)
-	if !override {
+	if !how.override {
 		var enough bool
 		if approved, enough, err = p.countApproval(ctx, l, s, run, user, approved); err != nil || !enough {
 			return err
 		}
 	}
 	why, title := windowWhy(approvedBy(approved), v), "Promoted by @"+strings.Join(approved, ", @")
-	if override {
-		p.record(ctx, audit.KindOverride, l, c.Pinned, v.String())
-		why, title = fmt.Sprintf("window override by @%s (%s)\n%s@%s", user, v.Short(), overrideTrailer, user), "Promoted by @"+user+", overriding the window"
+	if how.override {
+		p.record(ctx, audit.KindOverride, l, c.Pinned, v.String()+"; "+how.why())
+		why, title = how.pinMessage(user, v), "Promoted by @"+user+", overriding the window"
 	}
 	if err := p.Pin(ctx, l, s, why); errors.Is(err, ErrBehind) {
-		return p.refuse(ctx, l, run, user, err)
+		return p.refuse(ctx, l, run, user, how, err)
 	} else if err != nil {
 		return err
 	}
+	how.pinned = true
 	return p.updateApproval(ctx, l, run, "success", title,
-		withApprovals(fmt.Sprintf("@%s promoted main %s to %s (%s).", user, short(l.Commit), l.Env, v.String()), approved))
+		withApprovals(fmt.Sprintf("@%s promoted main %s to %s (%s%s).", user, short(l.Commit), l.Env, v.String(), how.summary()), approved))
 }
 
 // countApproval counts a Promote click towards the stage's quorum: a click that does not
@@ -169,17 +178,19 @@ func approvalTitle(l Locator, s *scheduling.Stage, approved []string) string {
 
 // mayPromote checks that user has write permission on the control plane; if not, the check
 // run says so and keeps its button.
-func (p *Promoter) mayPromote(ctx context.Context, gh ghport.GitHub, l Locator, run *github.CheckRun, user string, override bool) (bool, error) {
+func (p *Promoter) mayPromote(ctx context.Context, gh ghport.GitHub, l Locator, run *github.CheckRun, user string, how *clickHow) (bool, error) {
 	level, err := gh.Permission(ctx, l.ControlPlane, user)
 	if err != nil {
 		return false, fmt.Errorf("permission of %s on %s: %w", user, l.ControlPlane, err)
 	}
-	if override && level != "admin" {
+	if how.override && level != "admin" {
 		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("window override refused: no admin permission")
-		p.record(ctx, audit.KindRefusal, l, "", fmt.Sprintf("window override by @%s refused: needs admin permission (has %q)", user, level))
+		how.refused = fmt.Errorf("window override by @%s refused: needs admin permission (has %q)", user, level)
+		p.record(ctx, audit.KindRefusal, l, "", how.refused.Error())
 		return false, nil
 	}
 	if !ghport.CanWrite(level) {
+		how.refused = fmt.Errorf("@%s needs write permission (has %q)", user, level)
 		logger(ctx).Warn().Str("environment", l.Env).Str("user", user).Str("permission", level).Msg("promotion click refused: no write permission")
 		p.record(ctx, audit.KindRefusal, l, "", fmt.Sprintf("@%s needs write permission (has %q)", user, level))
 		return false, p.writeApproval(ctx, gh, l, run, "action_required", "Promotion refused",
@@ -237,7 +248,8 @@ func pinOf(repo *git.Repository, s *scheduling.Stage) string {
 // refuse says why a click does not count: in the log always, and on the check run when it
 // still offers the button, which it then loses (the click is stale). A check run that no
 // longer offers it keeps what it says (for example who promoted with it).
-func (p *Promoter) refuse(ctx context.Context, l Locator, run *github.CheckRun, user string, why error) error {
+func (p *Promoter) refuse(ctx context.Context, l Locator, run *github.CheckRun, user string, how *clickHow, why error) error {
+	how.refused = why
 	logger(ctx).Warn().Int64("check_run", run.GetID()).Str("user", user).Str("reason", why.Error()).Msg("promotion click refused")
 	p.record(ctx, audit.KindRefusal, l, "", why.Error())
 	if errors.Is(why, ErrNotOffered) {

@@ -123,7 +123,7 @@ func TestAnAdminOverridesAClosedWindow(t *testing.T) {
 		"window-hold kalypso dev " + m[:7] + ` closed by deny window "nightly" (0 22 * * * for 2h, UTC); opens 2023-11-15 00:00 UTC`,
 		"refusal alice dev " + m[:7] + " main " + m[:7] + " to dev: this check run no longer offers a promotion",
 		"refusal alice dev " + m[:7] + ` window override by @alice refused: needs admin permission (has "write")`,
-		"window-override carol dev " + m[:7] + ` closed by deny window "nightly" (0 22 * * * for 2h, UTC); opens 2023-11-15 00:00 UTC`,
+		"window-override carol dev " + m[:7] + ` closed by deny window "nightly" (0 22 * * * for 2h, UTC); opens 2023-11-15 00:00 UTC; ` + noReason,
 		"pin carol dev " + m[:7] + ` window override by @carol (closed by deny window "nightly"; opens 2023-11-15 00:00 UTC)`,
 	}, trail.lines(), "every decision is recorded, with who and why")
 }

@@ -81,17 +81,24 @@ func (p *Promoter) postWindowStatus(ctx context.Context, info envref.EnvInfo, s 
 	return p.again(v), nil
 }
 
-// overriddenBy returns who overrode the windows for the pin at the head of the environment's
-// branch ("" when nobody did: a later commit on the branch is held again).
+// overriddenBy says who overrode the windows for the pin at the head of the environment's
+// branch, and why when they said: "alice" or "alice: reason" ("" when nobody did: a later
+// commit on the branch is held again).
 func overriddenBy(s *gitcache.Session, st *scheduling.Stage) string {
 	c, err := s.Repo.CommitObject(gitcache.Head(s.Repo, st.Env.Spec.ControlPlane.Branch))
 	if err != nil {
 		return ""
 	}
+	var who, why string
 	for _, line := range strings.Split(c.Message, "\n") {
-		if who, ok := strings.CutPrefix(line, overrideTrailer+"@"); ok {
-			return strings.TrimSpace(who)
+		if w, ok := strings.CutPrefix(line, overrideTrailer+"@"); ok {
+			who = strings.TrimSpace(w)
+		} else if w, ok := strings.CutPrefix(line, overrideReasonTrailer); ok {
+			why = strings.TrimSpace(w)
 		}
 	}
-	return ""
+	if who != "" && why != "" {
+		return who + ": " + why
+	}
+	return who
 }

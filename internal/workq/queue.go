@@ -1,6 +1,7 @@
 package workq
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,7 @@ type entry struct {
 	since    time.Time     // when the key became wanted, for its latency
 	failures int           // consecutive failed runs of this need
 	after    time.Duration // a delayed add is pending (for the bound on keys, it still waits)
+	origin   string        // what made the next run due: the newest add's origin, or OriginPoll
 }
 
 // Option configures a Queue.
@@ -139,6 +141,9 @@ func (q *Queue) Add(ctx context.Context, key Key, need Need) error {
 	coalesced := e.wanted
 	q.want(e)
 	e.need = merge(e.need, need)
+	if o := OriginOf(ctx); o != "" {
+		e.origin = o
+	}
 	for _, r := range rounds {
 		r.hold()
 	}
@@ -175,12 +180,14 @@ func (q *Queue) want(e *entry) {
 	}
 }
 
-// wantAfter marks e as due after d; q.mu is held.
+// wantAfter marks e as due after d, by its own timer unless an add says otherwise; q.mu is
+// held.
 func (q *Queue) wantAfter(e *entry, d time.Duration) {
 	if !e.wanted {
 		e.wanted, e.since = true, q.now().Add(d)
 	}
 	e.after = d
+	e.origin = cmp.Or(e.origin, OriginPoll)
 }
 
 // waiting counts the keys due; q.mu is held.
@@ -223,12 +230,12 @@ func (q *Queue) process(key Key) {
 		q.mu.Unlock()
 		return
 	}
-	need, rounds, failures, since := e.need, e.rounds, e.failures, e.since
-	e.wanted, e.need, e.rounds, e.after = false, nil, nil, 0
+	need, rounds, failures, since, origin := e.need, e.rounds, e.failures, e.since, e.origin
+	e.wanted, e.need, e.rounds, e.after, e.origin = false, nil, nil, 0, ""
 	q.mu.Unlock()
 
 	r := &run{key: key, attempt: failures + 1, last: failures+1 >= q.attempts}
-	err := q.call(r, need, rounds)
+	err := q.call(WithOrigin(q.base, origin), r, need, rounds)
 	retry := err != nil && !r.last && !IsPermanent(err)
 
 	q.mu.Lock()
@@ -236,6 +243,7 @@ func (q *Queue) process(key Key) {
 		e.failures = failures + 1
 		e.need = merge(need, e.need)
 		e.rounds = append(rounds, e.rounds...)
+		e.origin = cmp.Or(e.origin, origin)
 		q.want(e)
 		e.since = since
 	} else {
@@ -273,10 +281,10 @@ func (q *Queue) finish(r *run, err error, retry bool, rounds []*Round, since tim
 	release(rounds, err)
 }
 
-// call runs the key's function under the run timeout, its rounds in the context, and turns a
-// panic into an error.
-func (q *Queue) call(r *run, need Need, rounds []*Round) (err error) {
-	ctx := context.WithValue(withRounds(q.base, rounds), runKey{}, r)
+// call runs the key's function under the run timeout, its rounds and origin in the context
+// (derived from base), and turns a panic into an error.
+func (q *Queue) call(base context.Context, r *run, need Need, rounds []*Round) (err error) {
+	ctx := context.WithValue(withRounds(base, rounds), runKey{}, r)
 	if q.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, q.timeout)
