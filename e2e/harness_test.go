@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +19,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/freeport"
 	"github.com/kalypso-gitops/kalypso/internal/githubsim"
 	"github.com/kalypso-gitops/kalypso/internal/pgtest"
 	"github.com/kalypso-gitops/kalypso/internal/sample"
@@ -104,38 +102,11 @@ func newWorld(t testing.TB) *world {
 	return w
 }
 
-// freeAddr returns a free address of 127.0.0.1 for an app process to listen on. Its port is
-// taken below the kernel's range of ephemeral ports: a port from that range, free when it is
-// checked, can be given to an outgoing connection before the app binds it ("address already
-// in use"), which cannot happen below it.
+// freeAddr returns a free address of 127.0.0.1 for an app process to listen on.
 func freeAddr(t testing.TB) string {
-	low := ephemeralLow()
-	for range 200 {
-		port := 10000 + rand.IntN(low-10000)
-		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			addr := ln.Addr().String()
-			require.NoError(t, ln.Close())
-			return addr
-		}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// ephemeralLow is the lowest port the kernel gives outgoing connections (Linux's
-// ip_local_port_range; 32768 where it cannot be read).
-func ephemeralLow() int {
-	low := 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil && n > 11000 {
-				low = n
-			}
-		}
-	}
-	return low
+	return addr
 }
 
 // appProcess is a running `kalypso serve`.

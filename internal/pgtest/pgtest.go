@@ -9,7 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -21,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/internal/freeport"
 
 	// The pgx driver, registered with database/sql as "pgx".
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -133,7 +134,7 @@ func (s *Server) boot(bin string) error {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
-	if s.port, err = freePort(); err != nil {
+	if s.port, err = freeport.Port(); err != nil {
 		return err
 	}
 	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", s.dir, "-h", "127.0.0.1", "-p", strconv.Itoa(s.port),
@@ -166,15 +167,6 @@ func runAs(dir string) (*syscall.Credential, error) {
 		return nil, err
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitReady polls until the server accepts connections or the time is up.

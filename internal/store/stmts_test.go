@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"math/bits"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,18 @@ func TestChunkedTakesLongestSlicesWithoutPreparedShapes(t *testing.T) {
 			require.Equal(t, want, sizes, "%d rows of %d columns", n, q.cols)
 		}
 	}
+}
+
+// TestSQLiteFileCheckpointsEvery32MiB checks the write-ahead log's settings of a store file:
+// WAL mode, checkpointed every 8,192 pages rather than SQLite's 1,000.
+func TestSQLiteFileCheckpointsEvery32MiB(t *testing.T) {
+	s, err := Open(context.Background(), Options{Path: filepath.Join(t.TempDir(), "hub.db")})
+	require.NoError(t, err)
+	defer s.Close()
+	var mode string
+	var pages int
+	require.NoError(t, s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
+	require.NoError(t, s.db.QueryRow(`PRAGMA wal_autocheckpoint`).Scan(&pages))
+	require.Equal(t, "wal", mode)
+	require.Equal(t, 8192, pages)
 }
