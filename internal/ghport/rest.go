@@ -17,6 +17,7 @@ import (
 type REST struct {
 	gh          *github.Client
 	maxStatuses int
+	limits      Limits
 }
 
 var _ GitHub = REST{}
@@ -28,13 +29,29 @@ type RESTOption func(*REST)
 // Statuses fails with a LimitError. Default DefaultMaxStatuses.
 func WithMaxStatuses(n int) RESTOption { return func(r *REST) { r.maxStatuses = n } }
 
+// WithLimits bounds the lists read page after page (AllCheckRuns, AllComments,
+// EachDeployment); zero fields keep their defaults.
+func WithLimits(l Limits) RESTOption { return func(r *REST) { r.limits = l } }
+
 // NewREST adapts a go-github client.
 func NewREST(gh *github.Client, opts ...RESTOption) REST {
 	r := REST{gh: gh, maxStatuses: DefaultMaxStatuses}
 	for _, opt := range opts {
 		opt(&r)
 	}
+	r.limits = r.limits.withDefaults()
 	return r
+}
+
+// Limits implements GitHub.
+func (c REST) Limits() Limits { return c.limits.withDefaults() }
+
+// nextPage is the page after resp's, 0 after the last (or without an answer).
+func nextPage(resp *github.Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.NextPage
 }
 
 // kindError keeps an error's text and makes it also match a sentinel of this package.
@@ -115,14 +132,14 @@ func (c REST) AddLabels(ctx context.Context, repo envref.Repo, number int, label
 	return classify(err)
 }
 
-// CheckRuns implements GitHub.
-func (c REST) CheckRuns(ctx context.Context, repo envref.Repo, sha, name string) ([]*github.CheckRun, error) {
-	runs, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
-		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+// CheckRuns implements GitHub: GET /repos/{owner}/{repo}/commits/{ref}/check-runs.
+func (c REST) CheckRuns(ctx context.Context, repo envref.Repo, sha, name string, page int) ([]*github.CheckRun, int, error) {
+	runs, resp, err := c.gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
+		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{Page: page, PerPage: PerPage}})
 	if err != nil {
-		return nil, classify(err)
+		return nil, 0, classify(err)
 	}
-	return runs.CheckRuns, nil
+	return runs.CheckRuns, nextPage(resp), nil
 }
 
 // CheckRun implements GitHub.
@@ -175,10 +192,13 @@ func (c REST) CreateStatus(ctx context.Context, repo envref.Repo, sha string, st
 	return classify(err)
 }
 
-// Deployments implements GitHub.
-func (c REST) Deployments(ctx context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, error) {
-	list, _, err := c.gh.Repositories.ListDeployments(ctx, repo.Owner, repo.Name, opts)
-	return list, classify(err)
+// Deployments implements GitHub: GET /repos/{owner}/{repo}/deployments.
+func (c REST) Deployments(ctx context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, int, error) {
+	list, resp, err := c.gh.Repositories.ListDeployments(ctx, repo.Owner, repo.Name, opts)
+	if err != nil {
+		return nil, 0, classify(err)
+	}
+	return list, nextPage(resp), nil
 }
 
 // CreateDeployment implements GitHub.

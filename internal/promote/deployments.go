@@ -52,7 +52,7 @@ func (p *Promoter) findDeployment(ctx context.Context, d *deployment) (bool, err
 	if err != nil {
 		return false, err
 	}
-	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{SHA: d.Commit, Environment: d.Env})
+	list, _, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{SHA: d.Commit, Environment: d.Env})
 	if err != nil {
 		return false, fmt.Errorf("deployments of %s: %w", d.ControlPlane, err)
 	}
@@ -92,7 +92,7 @@ func (p *Promoter) endDeployments(ctx context.Context, l Locator, why string) er
 	if err != nil {
 		return err
 	}
-	list, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{SHA: l.Commit, Environment: l.Env})
+	list, _, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{SHA: l.Commit, Environment: l.Env})
 	if err != nil {
 		return fmt.Errorf("deployments of %s to %s: %w", short(l.Commit), l.Env, err)
 	}

@@ -93,7 +93,7 @@ func (p *Promoter) previousDeployed(ctx context.Context, l Locator, pinned strin
 	if err != nil {
 		return "", err
 	}
-	deps, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{Environment: l.Env, ListOptions: github.ListOptions{PerPage: maxRollbackDeployments}})
+	deps, _, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{Environment: l.Env, ListOptions: github.ListOptions{PerPage: maxRollbackDeployments}})
 	if err != nil {
 		return "", fmt.Errorf("deployments of %s: %w", l.Env, err)
 	}

@@ -256,7 +256,7 @@ func (p *Promoter) expectedClusters(ctx context.Context, d *deployment) []string
 	if err != nil {
 		return nil
 	}
-	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{Environment: d.Env, ListOptions: github.ListOptions{PerPage: 10}})
+	list, _, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{Environment: d.Env, ListOptions: github.ListOptions{PerPage: 10}})
 	if err != nil {
 		return nil
 	}
