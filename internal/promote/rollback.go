@@ -9,6 +9,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/store"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -34,9 +35,6 @@ var (
 	// ErrNotHeld: a release of an environment that is not held.
 	ErrNotHeld = errors.New("the environment is not held")
 )
-
-// maxRollbackDeployments bounds the Deployments read to find the previous successful one.
-const maxRollbackDeployments = 50
 
 // Rollback is what a rollback did: the pin it moved back from and to.
 type Rollback struct {
@@ -87,29 +85,38 @@ func (p *Promoter) RollBack(ctx context.Context, env envref.Env, user, reason st
 }
 
 // previousDeployed finds the newest main commit other than pinned whose Deployment to the
-// environment ended in success.
+// environment ended in success, page after page among the newest promotion.maxDeployments.
 func (p *Promoter) previousDeployed(ctx context.Context, l Locator, pinned string) (string, error) {
 	gh, err := p.clients.Client(ctx, l.Installation)
 	if err != nil {
 		return "", err
 	}
-	deps, _, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{Environment: l.Env, ListOptions: github.ListOptions{PerPage: maxRollbackDeployments}})
-	if err != nil {
+	var found string
+	err = ghport.EachDeployment(ctx, gh, l.ControlPlane, github.DeploymentsListOptions{Environment: l.Env},
+		func(d *github.Deployment) (bool, error) {
+			if d.GetSHA() == pinned || d.GetSHA() == "" {
+				return true, nil
+			}
+			st, err := gh.LatestDeploymentStatus(ctx, l.ControlPlane, d.GetID())
+			if err != nil {
+				return false, fmt.Errorf("deployment %d: %w", d.GetID(), err)
+			}
+			if st.GetState() == "success" {
+				found = d.GetSHA()
+				return false, nil
+			}
+			return true, nil
+		})
+	var limit *ghport.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return "", fmt.Errorf("%s: %w (among its newest %d Deployments, %s)", l.Env, ErrNothingToRollBack, limit.Limit, limit.Setting)
+	case err != nil:
 		return "", fmt.Errorf("deployments of %s: %w", l.Env, err)
+	case found == "":
+		return "", fmt.Errorf("%s: %w", l.Env, ErrNothingToRollBack)
 	}
-	for _, d := range deps[:min(len(deps), maxRollbackDeployments)] {
-		if d.GetSHA() == pinned || d.GetSHA() == "" {
-			continue
-		}
-		st, err := gh.LatestDeploymentStatus(ctx, l.ControlPlane, d.GetID())
-		if err != nil {
-			return "", fmt.Errorf("deployment %d: %w", d.GetID(), err)
-		}
-		if st.GetState() == "success" {
-			return d.GetSHA(), nil
-		}
-	}
-	return "", fmt.Errorf("%s: %w (among its last %d Deployments)", l.Env, ErrNothingToRollBack, maxRollbackDeployments)
+	return found, nil
 }
 
 // Release ends the hold of env: automatic promotion into and out of it resumes.
