@@ -42,13 +42,6 @@ type Rollback struct {
 }
 
 // isHeld reports whether env of l's control plane is held (never without holds).
-func (p *Promoter) isHeldEnv(ctx context.Context, l Locator, env string) (bool, error) {
-	if p.holds == nil || env == "" {
-		return false, nil
-	}
-	_, held, err := p.holds.HoldOf(ctx, l.ControlPlane.String(), env)
-	return held, err
-}
 
 // RollBack pins the previous successfully deployed main commit into env — the one exception to
 // pins moving forward — through the usual pull request and compliance wait, and holds env:
@@ -151,21 +144,17 @@ func (p *Promoter) Release(ctx context.Context, env envref.Env, user, reason str
 // heldAround reports whether a hold stops the automatic promotion into s: its environment or
 // its upstream is held.
 func (p *Promoter) heldAround(ctx context.Context, l Locator, s *scheduling.Stage) (bool, error) {
-	for _, env := range []string{s.Env.Name, s.After} {
-		held, err := p.isHeldEnv(ctx, l, env)
-		if err != nil || held {
-			if held {
-				logger(ctx).Info().Str("environment", s.Env.Name).Str("held", env).Str("main", l.Commit).Msg("not promoted automatically: held")
-			}
-			return held, err
-		}
-	}
-	return false, nil
+	_, held, err := p.holdAround(ctx, l, s)
+	return held, err
 }
 
-// markHeld marks a main commit that a hold keeps out of a first environment, so that the
-// release pins it (see heldMain).
-func (p *Promoter) markHeld(ctx context.Context, l Locator) error {
+// markHeld marks a main commit that hold h keeps out of a first environment, so that the
+// release pins it (see heldMain), and shows the hold on the commit's check run of the
+// environment.
+func (p *Promoter) markHeld(ctx context.Context, l Locator, h store.Hold) error {
+	if err := p.showHold(ctx, l, h, heldOutWhat(h, l.Env, l.Commit)); err != nil {
+		logger(ctx).Warn().Err(err).Str("environment", l.Env).Str("main", l.Commit).Msg("showing the hold on a check run")
+	}
 	st, err := p.currentStatus(ctx, l)
 	if err != nil || st != nil {
 		return err
