@@ -3,6 +3,7 @@ package promote
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
@@ -84,4 +85,55 @@ func TestAHoldShowsOnTheEnvironmentCheckRuns(t *testing.T) {
 	w.settle("dev")
 	require.Equal(t, m4, w.pin("dev"))
 	require.Equal(t, "success", w.envRun("dev", m4).Conclusion, "pinned: no longer held")
+	require.Equal(t, "success", w.envRun("dev", m3).Conclusion, "passed over: no longer held")
+	state, desc := w.status("dev", m3)
+	require.Equal(t, "error", state)
+	require.Equal(t, "superseded by "+m4[:7], desc)
+}
+
+// TestAWindowHeldCommitIsSupersededByANewerPin checks that an older main commit held by a
+// window gets a final status naming the newer commit pinned past it, and that its "Promote to
+// <env>" check run no longer offers the override.
+func TestAWindowHeldCommitIsSupersededByANewerPin(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, devDenyTonight, stageAuto)
+	ctx := context.Background()
+	m1 := w.main("a")
+	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m1)))
+	m2 := w.main("b")
+	require.NoError(t, w.p.PromoteMain(ctx, w.loc("", m2)))
+	for _, m := range []string{m1, m2} {
+		state, desc := w.status("dev", m)
+		require.Equal(t, "pending", state)
+		require.Contains(t, desc, "held: ")
+	}
+
+	w.advance(2 * time.Hour)
+	w.settle("dev")
+	require.Equal(t, m2, w.pin("dev"), "main's head is pinned when the window opens")
+	state, desc := w.status("dev", m1)
+	require.Equal(t, "error", state, "a final status")
+	require.Equal(t, "superseded by "+m2[:7], desc)
+	run := w.approvalRun("dev", m1)
+	require.Equal(t, "neutral", run.GetConclusion())
+	require.Equal(t, "Superseded by main "+m2[:7], run.GetOutput().GetTitle())
+	require.Empty(t, w.gh.Actions[run.GetID()], "no override offered any more")
+	state, _ = w.status("dev", m2)
+	require.Equal(t, "pending", state)
+	require.Equal(t, "completed", w.approvalRun("dev", m2).GetStatus())
+}
+
+// TestPassedOverIsBounded checks that a pin looks at no more than MaxPassedOver commits.
+func TestPassedOverIsBounded(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, devAuto, stageAuto)
+	require.NoError(t, w.p.PromoteMain(context.Background(), w.loc("", w.main("a"))))
+	for i := range MaxPassedOver + 5 {
+		w.main(string(rune('b'+i%20)) + time.Duration(i).String())
+	}
+	head := w.main("last")
+	w.gh.Reset()
+	require.NoError(t, w.p.PromoteMain(context.Background(), w.loc("", head)))
+	require.Equal(t, head, w.pin("dev"))
+	require.Equal(t, 1+MaxPassedOver, w.gh.Count("Statuses"), "the old pin, then the newest commits passed over")
 }
