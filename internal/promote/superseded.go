@@ -6,8 +6,6 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
 // MaxPassedOver bounds the main commits between an environment's old pin and its new one that
@@ -63,14 +61,6 @@ func (p *Promoter) endHeld(ctx context.Context, old Locator, by string) error {
 	if err := p.unshowHold(ctx, old); err != nil {
 		return err
 	}
-	gh, err := p.clients.Client(ctx, old.Installation)
-	if err != nil {
-		return err
-	}
-	run, err := ghport.FindCheckRun(ctx, gh, old.ControlPlane, old.Commit, ApprovalCheckName(old.Env), approvalID(old))
-	if err != nil || run == nil || !offersPromotion(run) {
-		return err
-	}
-	return p.writeApproval(ctx, gh, old, run, "neutral", "Superseded by main "+short(by),
-		fmt.Sprintf("Main %s was held, then main %s was pinned into %s past it: %s is not promoted there.", short(old.Commit), short(by), old.Env, short(old.Commit)), nil)
+	return p.endApproval(ctx, old, "neutral", "Superseded by main "+short(by),
+		fmt.Sprintf("Main %s was held, then main %s was pinned into %s past it: %s is not promoted there.", short(old.Commit), short(by), old.Env, short(old.Commit)))
 }

@@ -16,13 +16,19 @@ func botLogin(asked *int) BotLogin {
 	return func(context.Context) (string, error) { *asked++; return ghfake.BotLogin, nil }
 }
 
+// commenter returns a reconciler over a fake GitHub that knows the bot's login (counting how
+// often it asks), and a pull request of the sample control plane.
+func commenter(asked *int) (*Reconciler, *ghfake.GitHub, PullRequest) {
+	g := ghfake.New()
+	r := New(nil, ghfake.Installations{GitHub: g}, WithBotLogin(botLogin(asked)))
+	return r, g, PullRequest{Installation: 1, Repo: samplePlane, Number: 5, HeadSHA: strings.Repeat("1", 40), Base: "main"}
+}
+
 func TestCommentPreviewsIsOneCommentEditedInPlace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	g := ghfake.New()
 	asked := 0
-	r := New(nil, ghfake.Installations{GitHub: g}, WithBotLogin(botLogin(&asked)))
-	pr := PullRequest{Installation: 1, Repo: samplePlane, Number: 5, HeadSHA: strings.Repeat("1", 40), Base: "main"}
+	r, g, pr := commenter(&asked)
 	g.AddComment(samplePlane, 5, "mallory", previewMarker+" a person quoting the marker")
 	g.AddComment(samplePlane, 5, "other-app[bot]", previewMarker+" another App (or a workflow) echoing the marker")
 
@@ -62,10 +68,8 @@ func TestCommentPreviewsNeedsTheBotLogin(t *testing.T) {
 func TestCommentPreviewsFindsItsCommentPastThePage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	g := ghfake.New()
 	asked := 0
-	r := New(nil, ghfake.Installations{GitHub: g}, WithBotLogin(botLogin(&asked)))
-	pr := PullRequest{Installation: 1, Repo: samplePlane, Number: 5, HeadSHA: strings.Repeat("1", 40), Base: "main"}
+	r, g, pr := commenter(&asked)
 	for range 150 {
 		g.AddComment(samplePlane, 5, "alice", "a review")
 	}
