@@ -15,7 +15,7 @@ func (c REST) Comments(ctx context.Context, repo envref.Repo, number, page int) 
 	if err != nil {
 		return nil, 0, classify(err)
 	}
-	return list, nextPage(resp), nil
+	return list, NextPage(resp), nil
 }
 
 // CreateComment implements GitHub.

@@ -15,13 +15,15 @@ const PerPage = 100
 
 // The settings that bound the lists read page after page, and their defaults.
 const (
-	SettingMaxCheckRuns   = "github.maxCheckRuns"
-	SettingMaxComments    = "github.maxComments"
-	SettingMaxDeployments = "promotion.maxDeployments"
+	SettingMaxCheckRuns    = "github.maxCheckRuns"
+	SettingMaxComments     = "github.maxComments"
+	SettingMaxDeployments  = "promotion.maxDeployments"
+	SettingMaxRepositories = "github.maxRepositories"
 
-	DefaultMaxCheckRuns   = 1000
-	DefaultMaxComments    = 1000
-	DefaultMaxDeployments = 1000
+	DefaultMaxCheckRuns    = 1000
+	DefaultMaxComments     = 1000
+	DefaultMaxDeployments  = 1000
+	DefaultMaxRepositories = 10_000
 )
 
 // Limits bounds the lists read from GitHub page after page; a list longer than its bound is a
@@ -30,6 +32,8 @@ type Limits struct {
 	CheckRuns   int // check runs of one name on one commit (github.maxCheckRuns)
 	Comments    int // comments of one pull request (github.maxComments)
 	Deployments int // deployments read in one search of a commit or an environment (promotion.maxDeployments)
+	// Repositories bounds the repositories of an installation (github.maxRepositories).
+	Repositories int
 }
 
 // withDefaults fills the zero fields of l with the defaults.
@@ -37,6 +41,7 @@ func (l Limits) withDefaults() Limits {
 	l.CheckRuns = orDefault(l.CheckRuns, DefaultMaxCheckRuns)
 	l.Comments = orDefault(l.Comments, DefaultMaxComments)
 	l.Deployments = orDefault(l.Deployments, DefaultMaxDeployments)
+	l.Repositories = orDefault(l.Repositories, DefaultMaxRepositories)
 	return l
 }
 
@@ -85,6 +90,21 @@ func each[T any](b bound, read func(page int) ([]T, int, error), yield func(T) (
 		}
 		page = next
 	}
+}
+
+// ReadPages reads every item of a list page after page: read returns one page and the number
+// of the next, 0 after the last. More than max items, or pages that do not end, is a
+// *LimitError saying "more than max what (setting)".
+func ReadPages[T any](max int, what, setting string, read func(page int) ([]T, int, error)) ([]T, error) {
+	return all(bound{max: max, what: what, setting: setting}, read)
+}
+
+// NextPage is the page after resp's, 0 after the last (or without an answer).
+func NextPage(resp *github.Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.NextPage
 }
 
 // all reads every item of a list with each.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -58,4 +60,38 @@ func TestRESTListsFollowNextPages(t *testing.T) {
 
 	_, err = FindCheckRun(ctx, NewREST(gh, WithLimits(Limits{CheckRuns: 100})), repo, sha, "Kalypso / dev", "0")
 	require.ErrorContains(t, err, "("+SettingMaxCheckRuns+")")
+}
+
+// endless serves a list whose every page holds one item (body) and offers a next page, and
+// counts the requests.
+func endless(t *testing.T, body string) (*github.Client, *int) {
+	t.Helper()
+	calls := 0
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Link", fmt.Sprintf(`<%s%s?page=%d&per_page=100>; rel="next"`, srv.URL, r.URL.Path, calls+1))
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	gh, err := github.NewClient(srv.Client()).WithEnterpriseURLs(srv.URL+"/", srv.URL+"/")
+	require.NoError(t, err)
+	return gh, &calls
+}
+
+// TestRepositoriesAndTeamMembersAreBounded checks the two lists the adapter reads whole.
+func TestRepositoriesAndTeamMembersAreBounded(t *testing.T) {
+	gh, calls := endless(t, `{"total_count":1,"repositories":[{"name":"r","owner":{"login":"o"}}]}`)
+	_, err := NewREST(gh, WithLimits(Limits{Repositories: 250})).Repositories(context.Background())
+	require.ErrorContains(t, err, "more than 250 repositories of the installation ("+SettingMaxRepositories+")")
+	require.Equal(t, 3, *calls, "the pages the bound holds, then no more")
+
+	gh, calls = endless(t, `[{"login":"u"}]`)
+	_, err = NewREST(gh).TeamMembers(context.Background(), "org", "team")
+	var limit *LimitError
+	require.True(t, errors.As(err, &limit), "%v", err)
+	require.Equal(t, MaxTeamMembers, limit.Limit)
+	require.Contains(t, err.Error(), "members of team org/team")
+	require.Equal(t, MaxTeamMembers/PerPage+1, *calls)
 }

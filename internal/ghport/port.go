@@ -33,12 +33,14 @@ type GitHub interface {
 	// Limits returns the bounds of the lists read page after page.
 	Limits() Limits
 
-	// Repositories lists every repository the installation can see.
+	// Repositories lists every repository the installation can see; more than
+	// Limits().Repositories is a *LimitError.
 	Repositories(ctx context.Context) ([]envref.Repo, error)
 
 	// PullRequest reads a pull request as GitHub has it now; ErrNotFound when there is none.
 	PullRequest(ctx context.Context, repo envref.Repo, number int) (*github.PullRequest, error)
-	// OpenPullRequests lists the open pull requests of repo from branch head of repo into base.
+	// OpenPullRequests lists the open pull requests of repo from branch head of repo into base:
+	// one page, which holds them all (GitHub keeps one open pull request per head and base).
 	OpenPullRequests(ctx context.Context, repo envref.Repo, head, base string) ([]*github.PullRequest, error)
 	// CreatePullRequest opens a pull request; ErrPullRequestExists when one is open already.
 	CreatePullRequest(ctx context.Context, repo envref.Repo, pr *github.NewPullRequest) (*github.PullRequest, error)

@@ -46,14 +46,6 @@ func NewREST(gh *github.Client, opts ...RESTOption) REST {
 // Limits implements GitHub.
 func (c REST) Limits() Limits { return c.limits.withDefaults() }
 
-// nextPage is the page after resp's, 0 after the last (or without an answer).
-func nextPage(resp *github.Response) int {
-	if resp == nil {
-		return 0
-	}
-	return resp.NextPage
-}
-
 // kindError keeps an error's text and makes it also match a sentinel of this package.
 type kindError struct{ kind, err error }
 
@@ -82,23 +74,21 @@ func classify(err error) error {
 	return err
 }
 
-// Repositories implements GitHub.
+// Repositories implements GitHub: GET /installation/repositories, every page, up to
+// Limits().Repositories.
 func (c REST) Repositories(ctx context.Context) ([]envref.Repo, error) {
-	var out []envref.Repo
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		list, resp, err := c.gh.Apps.ListRepos(ctx, opts)
+	b := bound{max: c.Limits().Repositories, setting: SettingMaxRepositories, what: "repositories of the installation"}
+	return all(b, func(page int) ([]envref.Repo, int, error) {
+		list, resp, err := c.gh.Apps.ListRepos(ctx, &github.ListOptions{Page: page, PerPage: PerPage})
 		if err != nil {
-			return nil, classify(err)
+			return nil, 0, classify(err)
 		}
+		out := make([]envref.Repo, 0, len(list.Repositories))
 		for _, repo := range list.Repositories {
 			out = append(out, envref.Repo{Owner: repo.GetOwner().GetLogin(), Name: repo.GetName()})
 		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
+		return out, NextPage(resp), nil
+	})
 }
 
 // PullRequest implements GitHub.
@@ -139,7 +129,7 @@ func (c REST) CheckRuns(ctx context.Context, repo envref.Repo, sha, name string,
 	if err != nil {
 		return nil, 0, classify(err)
 	}
-	return runs.CheckRuns, nextPage(resp), nil
+	return runs.CheckRuns, NextPage(resp), nil
 }
 
 // CheckRun implements GitHub.
@@ -198,7 +188,7 @@ func (c REST) Deployments(ctx context.Context, repo envref.Repo, opts *github.De
 	if err != nil {
 		return nil, 0, classify(err)
 	}
-	return list, nextPage(resp), nil
+	return list, NextPage(resp), nil
 }
 
 // CreateDeployment implements GitHub.
