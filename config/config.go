@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/render"
 )
 
@@ -76,12 +77,13 @@ type Server struct {
 
 // GitHub holds the GitHub endpoints, client settings and App credentials.
 type GitHub struct {
-	V3APIURL    string   `yaml:"v3APIURL"`    // REST API base URL, with a trailing slash
-	WebURL      string   `yaml:"webURL"`      // web URL, without a trailing slash
-	GraphQLURL  string   `yaml:"graphqlURL"`  // GraphQL endpoint
-	Timeout     Duration `yaml:"timeout"`     // time limit of one API call with its retries
-	HTTPCacheMB int      `yaml:"httpCacheMB"` // ETag cache per installation client, MiB
-	App         App      `yaml:"app"`         // App identity and secrets
+	V3APIURL    string           `yaml:"v3APIURL"`    // REST API base URL, with a trailing slash
+	WebURL      string           `yaml:"webURL"`      // web URL, without a trailing slash
+	GraphQLURL  string           `yaml:"graphqlURL"`  // GraphQL endpoint
+	Timeout     Duration         `yaml:"timeout"`     // time limit of one API call with its retries
+	HTTPCacheMB int              `yaml:"httpCacheMB"` // ETag cache per installation client, MiB
+	App         App              `yaml:"app"`         // App identity and secrets
+	GitHubLists `yaml:",inline"` // bounds of the lists read page after page
 }
 
 // App holds the GitHub App's identity and secrets.
@@ -102,6 +104,8 @@ type Cache struct {
 type Promotion struct {
 	PollInterval Duration `yaml:"pollInterval"` // period of compliance polls
 	MaxClusters  int      `yaml:"maxClusters"`  // commit statuses read on one commit
+	// MaxDeployments bounds the GitHub Deployments read in one search (promotion.maxDeployments).
+	MaxDeployments int `yaml:"maxDeployments"`
 }
 
 // Preview holds the settings of pull request previews.
@@ -161,13 +165,16 @@ func Default(_ func(string) string) *Config {
 			WebURL:      DefaultWebURL,
 			Timeout:     Duration(DefaultGitHubTimeout),
 			HTTPCacheMB: DefaultHTTPCacheMB,
+			GitHubLists: GitHubLists{MaxCheckRuns: ghport.DefaultMaxCheckRuns, MaxComments: ghport.DefaultMaxComments,
+				MaxRepositories: ghport.DefaultMaxRepositories},
 		},
-		Cache:     Cache{MaxBytes: DefaultCacheMaxBytes},
-		Sources:   defaultSources(),
-		Resync:    Resync{Interval: Duration(DefaultResyncInterval)},
-		Promotion: Promotion{PollInterval: Duration(15 * time.Second), MaxClusters: DefaultMaxClusters},
-		Preview:   Preview{Enabled: true, Comment: true, PreviewLane: defaultPreviewLane()},
-		Queue:     defaultQueue(),
+		Cache:   Cache{MaxBytes: DefaultCacheMaxBytes},
+		Sources: defaultSources(),
+		Resync:  Resync{Interval: Duration(DefaultResyncInterval)},
+		Promotion: Promotion{PollInterval: Duration(15 * time.Second), MaxClusters: DefaultMaxClusters,
+			MaxDeployments: ghport.DefaultMaxDeployments},
+		Preview: Preview{Enabled: true, Comment: true, PreviewLane: defaultPreviewLane()},
+		Queue:   defaultQueue(),
 		Fleet: Fleet{SessionTTL: Duration(DefaultFleetSessionTTL), SessionRefresh: Duration(DefaultFleetSessionRefresh),
 			RefreshInterval: Duration(DefaultFleetRefreshInterval)},
 		Store:   defaultStore(),

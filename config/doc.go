@@ -50,6 +50,10 @@
 //	resync.interval             KALYPSO_RESYNC_INTERVAL                10m (0 disables)
 //	promotion.pollInterval      KALYPSO_PROMOTION_POLL_INTERVAL        15s
 //	promotion.maxClusters       KALYPSO_PROMOTION_MAX_CLUSTERS         10000
+//	github.maxCheckRuns         KALYPSO_GITHUB_MAX_CHECK_RUNS          1000
+//	github.maxComments          KALYPSO_GITHUB_MAX_COMMENTS            1000
+//	github.maxRepositories      KALYPSO_GITHUB_MAX_REPOSITORIES        10000
+//	promotion.maxDeployments    KALYPSO_PROMOTION_MAX_DEPLOYMENTS      1000
 //	preview.enabled             KALYPSO_PREVIEW_ENABLED                true
 //	preview.comment             KALYPSO_PREVIEW_COMMENT                true
 //	render.maxAssignmentBytes   KALYPSO_RENDER_MAX_ASSIGNMENT_BYTES    4194304

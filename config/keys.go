@@ -69,7 +69,7 @@ func Keys() []Key {
 			dur(func(c *Config) *Duration { return &c.Resync.Interval })),
 		key("promotion.pollInterval", "15s", "How often cluster commit statuses are polled while a promotion waits for compliance.",
 			dur(func(c *Config) *Duration { return &c.Promotion.PollInterval })),
-	}, statusKeys(), []Key{
+	}, statusKeys(), listKeys(), []Key{
 		key("preview.enabled", "true", "Preview open pull requests into control planes and registered workload branches: one check run per affected environment on the head commit.",
 			boolean(func(c *Config) *bool { return &c.Preview.Enabled })),
 		key("preview.comment", "true", "Keep one comment on each previewed pull request summing up every environment, edited in place.",

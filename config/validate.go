@@ -44,6 +44,7 @@ func (c *Config) problems() []string {
 	p = append(p, c.fleetProblems()...)
 	p = append(p, c.listenerProblems()...)
 	p = append(p, c.statusProblems()...)
+	p = append(p, c.listProblems()...)
 	p = append(p, c.storeProblems()...)
 	p = append(p, c.reportsProblems()...)
 	return p

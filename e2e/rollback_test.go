@@ -69,16 +69,25 @@ func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
 	resp, body := w.fleetGet("/badges/" + fleetRepo + "/dev.svg")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, body, "<title>dev: held · ", "the badge shows the hold")
+	w.requireEnvRun(m1, "dev", "neutral", "Held · ", "**dev is held** by @lead: rollback: m2 breaks checkout. dev pins main "+m1[:7]+" back")
 	w.deployDev(m1) // through the usual pull request and compliance wait
 
 	m3 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes, fixed\n")})
 	w.waitStatus("dev", m3, "pending", "held: the environment is held")
 	require.Equal(t, m1, w.pinOf("dev"), "no automatic promotion into a held environment")
+	w.requireEnvRun(m3, "dev", "neutral", "Held · ", "Main "+m3[:7]+" is not promoted to dev automatically")
+	m4 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# notes, fixed again\n")})
+	w.waitStatus("dev", m4, "pending", "held: the environment is held")
 
-	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "fixed in "+m3[:7])
+	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "fixed in "+m4[:7])
 	require.NoError(t, err, out)
-	w.waitStatus("dev", m3, "pending", "waiting for the GitOps pull request to be merged")
-	require.Equal(t, m3, w.pinOf("dev"), "the release promotes main's head")
+	w.waitStatus("dev", m4, "pending", "waiting for the GitOps pull request to be merged")
+	require.Equal(t, m4, w.pinOf("dev"), "the release promotes main's head")
+	w.waitStatus("dev", m3, "error", "superseded by "+m4[:7])
+	w.requireEnvRun(m1, "dev", "success", "dev: ", "")
+	w.requireEnvRun(m3, "dev", "success", "dev: ", "")
+	w.eventually(func() bool { return w.envRun(m4, "dev").GetConclusion() == "success" }, "the pin of main's head takes the hold off its check run")
+	w.requireEnvRun(m4, "dev", "success", "dev: ", "")
 	w.waitFleet(browser, "dev", "released", func(e fleetview.Environment) bool { return e.Governance.Hold == nil })
 	out, err = w.kalypsoRollback("lead", "--environment", "dev", "--release", "--reason", "again")
 	require.Error(t, err)
@@ -93,6 +102,32 @@ func TestE2ERollbackThenHoldThenRelease(t *testing.T) {
 	out, err = auditVerify(t, storeFile)
 	require.NoError(t, err, out)
 	require.True(t, strings.HasPrefix(out, "audit trail intact"))
+}
+
+// requireEnvRun checks the newest `Kalypso / <env>` check run of a main commit: its
+// conclusion, the start of its title and, unless empty, a text of its summary (none when empty).
+func (w *world) requireEnvRun(sha, env, conclusion, title, summary string) {
+	w.t.Helper()
+	run := w.envRun(sha, env)
+	require.NotNil(w.t, run, "the check run of %s on %s", env, sha[:7])
+	require.Equal(w.t, conclusion, run.GetConclusion())
+	require.True(w.t, strings.HasPrefix(run.GetOutput().GetTitle(), title), run.GetOutput().GetTitle())
+	if summary == "" {
+		require.NotContains(w.t, run.GetOutput().GetSummary(), "is held**")
+		return
+	}
+	require.Contains(w.t, run.GetOutput().GetSummary(), summary)
+}
+
+// envRun returns the newest `Kalypso / <env>` check run of a main commit, or nil.
+func (w *world) envRun(sha, env string) *github.CheckRun {
+	var run *github.CheckRun
+	for _, r := range w.sim.CheckRuns(sample.Owner, sample.ControlPlane, sha) {
+		if r.GetName() == "Kalypso / "+env && (run == nil || r.GetID() > run.GetID()) {
+			run = r
+		}
+	}
+	return run
 }
 
 // namedRun returns the check run of the app named name on a main commit, or nil.

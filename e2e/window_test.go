@@ -114,9 +114,12 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	w.waitWindowStatus("dev", "success", "overridden by @platform-admin")
 	require.Equal(t, "Promoted by @platform-admin, overriding the window", w.checkRun(m2, held.GetID()).GetOutput().GetTitle())
 
-	// The same override through the API, with a reason.
+	// The same override through the API, with a reason, of main's head: the held commit it
+	// passes over is superseded.
 	m3 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# hotfix\n")})
 	w.waitStatus("dev", m3, "pending", `held: closed by deny window "freeze quarter-end"`)
+	m4 := w.commit(sample.ControlPlane, "main", map[string]*string{"templates/readme.yaml": str("# hotfix, complete\n")})
+	w.waitStatus("dev", m4, "pending", `held: closed by deny window "freeze quarter-end"`)
 	out, err := w.kalypsoGovern("override", "lead", "--env", "dev", "--reason", "INC-42 hotfix")
 	require.Error(t, err, "write permission does not override a window")
 	require.Contains(t, out, "403 Forbidden")
@@ -124,12 +127,16 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 	require.Error(t, err, "a reason is required")
 	out, err = w.kalypsoGovern("override", "platform-admin", "--env", "dev", "--reason", "INC-42 hotfix")
 	require.NoError(t, err, out)
-	require.Contains(t, out, `"commit":"`+m3+`"`)
-	require.Equal(t, m3, w.pinOf("dev"), "the override request pins")
+	require.Contains(t, out, `"commit":"`+m4+`"`)
+	require.Equal(t, m4, w.pinOf("dev"), "the override request pins")
+	w.waitStatus("dev", m3, "error", "superseded by "+m4[:7])
+	superseded := w.approvalRun(m3, "dev")
+	require.Equal(t, "Superseded by main "+m4[:7], superseded.GetOutput().GetTitle())
+	require.Empty(t, w.actions(superseded), "no override offered on a superseded commit")
 	msg = w.headMessage(sample.ControlPlane, "dev")
 	require.Contains(t, msg, "Kalypso-Window-Override-Reason: INC-42 hotfix")
 	w.waitWindowStatus("dev", "success", "overridden by @platform-admin: INC-42 hotfix")
-	out, err = w.kalypsoGovern("override", "platform-admin", "--env", "dev", "--reason", "again", "--commit", m3)
+	out, err = w.kalypsoGovern("override", "platform-admin", "--env", "dev", "--reason", "again", "--commit", m4)
 	require.Error(t, err, "nothing waits any more")
 	require.Contains(t, out, "409 Conflict")
 
@@ -142,11 +149,12 @@ func TestE2EPromotionWindowsUnderATestClock(t *testing.T) {
 		"window-override platform-admin dev " + m2[:7],
 		"pin platform-admin dev " + m2[:7],
 		"window-hold kalypso dev " + m3[:7],
-		"window-override platform-admin dev " + m3[:7],
-		"pin platform-admin dev " + m3[:7],
+		"window-hold kalypso dev " + m4[:7],
+		"window-override platform-admin dev " + m4[:7],
+		"pin platform-admin dev " + m4[:7],
 	}, auditLines(entries), "every decision of dev, in order")
 	require.Contains(t, entries[4].Reason, "no reason given (button); use kalypso override --reason to give one")
-	require.Contains(t, entries[7].Reason, "reason: INC-42 hotfix")
+	require.Contains(t, entries[8].Reason, "reason: INC-42 hotfix")
 	require.Contains(t, entries[0].Reason, `closed: no allow window is active, next allow window "mornings"`)
 	require.Contains(t, entries[3].Reason, `window override by @lead refused: needs admin permission (has "write")`)
 	require.Equal(t, m1, entries[5].Previous, "the pin records the commit it replaced")

@@ -12,6 +12,7 @@ import (
 	"github.com/kalypso-gitops/kalypso/app"
 	"github.com/kalypso-gitops/kalypso/config"
 	"github.com/kalypso-gitops/kalypso/internal/fleetview"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
 // fleetService builds the fleet view from the app's parts, or nil when neither the page nor
@@ -45,27 +46,27 @@ func startFleet(ctx context.Context, cfg *config.Config, svc *fleetview.Service,
 	go svc.Run(ctx, max(cfg.Fleet.RefreshInterval.Std(), minBackgroundRefresh))
 }
 
-// installationsOf lists the App's installations.
+// maxInstallations bounds the App's installations read by the resync and the fleet view.
+const maxInstallations = 10_000
+
+// installationsOf lists the App's installations, every page, up to maxInstallations.
 func installationsOf(clients *serverClients) func(ctx context.Context) ([]int64, error) {
 	return func(ctx context.Context) ([]int64, error) {
 		gh, err := clients.srv.ClientCreator().NewAppClient()
 		if err != nil {
 			return nil, err
 		}
-		var ids []int64
-		opts := &github.ListOptions{PerPage: 100}
-		for {
-			list, resp, err := gh.Apps.ListInstallations(ctx, opts)
-			if err != nil {
-				return nil, fmt.Errorf("list installations: %w", err)
-			}
+		ids, err := ghport.ReadPages(maxInstallations, "installations of the App", "a fixed limit", func(page int) ([]int64, int, error) {
+			list, resp, err := gh.Apps.ListInstallations(ctx, &github.ListOptions{Page: page, PerPage: ghport.PerPage})
+			ids := make([]int64, 0, len(list))
 			for _, inst := range list {
 				ids = append(ids, inst.GetID())
 			}
-			if resp.NextPage == 0 {
-				return ids, nil
-			}
-			opts.Page = resp.NextPage
+			return ids, ghport.NextPage(resp), err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list installations: %w", err)
 		}
+		return ids, nil
 	}
 }

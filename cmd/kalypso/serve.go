@@ -59,7 +59,7 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 	if err != nil {
 		return nil, err
 	}
-	clients := &serverClients{maxStatuses: cfg.Promotion.MaxClusters}
+	clients := &serverClients{maxStatuses: cfg.Promotion.MaxClusters, lists: cfg.ListLimits()}
 	cache := gitcache.New(cfg.Cache.Dir, cfg.GitHub.WebURL, gitcache.WithMaxBytes(int64(cfg.Cache.MaxBytes)))
 	rec := reconcile.New(cache, clients, reconcile.WithRenderLimits(cfg.Render.Limits()), reconcile.WithPolicy(cfg.SourcePolicy()), reconcile.WithBotLogin(clients.BotLogin))
 	index := envref.NewIndex(rec, func(r envref.Repo) bool { return cfg.IsControlPlane(r.Owner, r.Name) })
@@ -134,7 +134,8 @@ func NewServer(ctx context.Context, cfg *config.Config, logs io.Writer, opts ...
 // serverClients gives orchestration the server's installation clients and tokens.
 type serverClients struct {
 	srv         *app.Server
-	maxStatuses int // promotion.maxClusters
+	maxStatuses int           // promotion.maxClusters
+	lists       ghport.Limits // github.maxCheckRuns, github.maxComments, promotion.maxDeployments
 }
 
 var _ ghport.Installations = (*serverClients)(nil)
@@ -145,7 +146,7 @@ func (c *serverClients) Client(_ context.Context, installation int64) (ghport.Gi
 	if err != nil {
 		return nil, err
 	}
-	return ghport.NewREST(gh, ghport.WithMaxStatuses(c.maxStatuses)), nil
+	return ghport.NewREST(gh, ghport.WithMaxStatuses(c.maxStatuses), ghport.WithLimits(c.lists)), nil
 }
 
 // BotLogin returns the login of the App's bot user, "<slug>[bot]", from GET /app (signed with

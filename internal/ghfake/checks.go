@@ -9,19 +9,25 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
-// CheckRuns implements ghport.GitHub.
-func (g *GitHub) CheckRuns(_ context.Context, repo envref.Repo, sha, name string) ([]*github.CheckRun, error) {
+// CheckRuns implements ghport.GitHub: one page of ghport.PerPage, newest first as GitHub
+// lists them.
+func (g *GitHub) CheckRuns(_ context.Context, repo envref.Repo, sha, name string, page int) ([]*github.CheckRun, int, error) {
 	defer g.mu.Unlock()
-	if err := g.enter("CheckRuns", repo, sha, name); err != nil {
-		return nil, err
+	if err := g.enter("CheckRuns", repo, sha, name, page); err != nil {
+		return nil, 0, err
 	}
-	var out []*github.CheckRun
-	for _, run := range g.Runs[repo] {
-		if run.GetHeadSHA() == sha && run.GetName() == name {
-			out = append(out, copyRun(run))
+	var all []*github.CheckRun
+	for i := len(g.Runs[repo]) - 1; i >= 0; i-- {
+		if run := g.Runs[repo][i]; run.GetHeadSHA() == sha && run.GetName() == name {
+			all = append(all, run)
 		}
 	}
-	return out, nil
+	runs, next := pageOf(all, page, ghport.PerPage)
+	out := make([]*github.CheckRun, 0, len(runs))
+	for _, run := range runs {
+		out = append(out, copyRun(run))
+	}
+	return out, next, nil
 }
 
 // CheckRun implements ghport.GitHub.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 )
 
 // commentKey is a pull request or issue of a repository.
@@ -16,18 +17,19 @@ type commentKey struct {
 	Number int
 }
 
-// Comments implements ghport.GitHub.
-func (g *GitHub) Comments(_ context.Context, repo envref.Repo, number int) ([]*github.IssueComment, error) {
+// Comments implements ghport.GitHub: one page of ghport.PerPage, oldest first.
+func (g *GitHub) Comments(_ context.Context, repo envref.Repo, number, page int) ([]*github.IssueComment, int, error) {
 	defer g.mu.Unlock()
-	if err := g.enter("Comments", repo, number); err != nil {
-		return nil, err
+	if err := g.enter("Comments", repo, number, page); err != nil {
+		return nil, 0, err
 	}
-	var out []*github.IssueComment
-	for _, c := range g.comments[commentKey{repo, number}] {
+	list, next := pageOf(g.comments[commentKey{repo, number}], page, ghport.PerPage)
+	out := make([]*github.IssueComment, 0, len(list))
+	for _, c := range list {
 		cp := *c
 		out = append(out, &cp)
 	}
-	return out, nil
+	return out, next, nil
 }
 
 // CreateComment implements ghport.GitHub.

@@ -41,6 +41,7 @@ type GitHub struct {
 	DeploymentHistory map[int64][]*github.DeploymentStatus // deployment → statuses, newest last
 	Permissions       map[string]string                    // user → permission on every repository
 	MaxStatuses       int                                  // when set, Statuses fails with a LimitError past it
+	Lists             ghport.Limits                        // the bounds of the lists read page after page (zero: defaults)
 	Teams             map[string][]string                  // "org/slug" → member logins
 	CommitLogins      map[string][]string                  // commit → logins of its author and committer
 	comments          map[commentKey][]*github.IssueComment

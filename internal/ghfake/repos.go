@@ -74,24 +74,26 @@ func (g *GitHub) latest(repo envref.Repo, sha string) []*github.RepoStatus {
 	return out
 }
 
-// Deployments implements ghport.GitHub.
-func (g *GitHub) Deployments(_ context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, error) {
+// Deployments implements ghport.GitHub: one page of opts.Page and opts.PerPage (30 by default,
+// at most 100), newest first.
+func (g *GitHub) Deployments(_ context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, int, error) {
 	defer g.mu.Unlock()
-	if err := g.enter("Deployments", repo, opts); err != nil {
-		return nil, err
+	if opts == nil {
+		opts = &github.DeploymentsListOptions{}
 	}
-	var out []*github.Deployment
+	if err := g.enter("Deployments", repo, *opts); err != nil {
+		return nil, 0, err
+	}
+	var all []*github.Deployment
 	list := g.DeploymentList[repo]
 	for i := len(list) - 1; i >= 0; i-- {
 		d := list[i]
 		if (opts.SHA == "" || d.GetSHA() == opts.SHA) && (opts.Environment == "" || d.GetEnvironment() == opts.Environment) {
-			out = append(out, d)
-		}
-		if opts.PerPage > 0 && len(out) == opts.PerPage {
-			break
+			all = append(all, d)
 		}
 	}
-	return out, nil
+	out, next := pageOf(all, opts.Page, opts.PerPage)
+	return out, next, nil
 }
 
 // CreateDeployment implements ghport.GitHub.

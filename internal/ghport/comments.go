@@ -8,11 +8,14 @@ import (
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
-// Comments implements GitHub.
-func (c REST) Comments(ctx context.Context, repo envref.Repo, number int) ([]*github.IssueComment, error) {
-	list, _, err := c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, number, &github.IssueListCommentsOptions{
-		ListOptions: github.ListOptions{PerPage: 100}})
-	return list, classify(err)
+// Comments implements GitHub: GET /repos/{owner}/{repo}/issues/{issue_number}/comments.
+func (c REST) Comments(ctx context.Context, repo envref.Repo, number, page int) ([]*github.IssueComment, int, error) {
+	list, resp, err := c.gh.Issues.ListComments(ctx, repo.Owner, repo.Name, number, &github.IssueListCommentsOptions{
+		ListOptions: github.ListOptions{Page: page, PerPage: PerPage}})
+	if err != nil {
+		return nil, 0, classify(err)
+	}
+	return list, NextPage(resp), nil
 }
 
 // CreateComment implements GitHub.

@@ -19,23 +19,25 @@ type People interface {
 	CommitUsers(ctx context.Context, repo envref.Repo, sha string) ([]string, error)
 }
 
-// TeamMembers implements People: GET /orgs/{org}/teams/{team_slug}/members.
+// MaxTeamMembers bounds the members of one team read to count its approvals.
+const MaxTeamMembers = 10_000
+
+// TeamMembers implements People: GET /orgs/{org}/teams/{team_slug}/members, every page, up to
+// MaxTeamMembers (a *LimitError past it).
 func (c REST) TeamMembers(ctx context.Context, org, slug string) ([]string, error) {
-	var out []string
-	opts := &github.TeamListTeamMembersOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		list, resp, err := c.gh.Teams.ListTeamMembersBySlug(ctx, org, slug, opts)
+	b := bound{max: MaxTeamMembers, setting: "a fixed limit", what: "members of team " + org + "/" + slug}
+	return all(b, func(page int) ([]string, int, error) {
+		list, resp, err := c.gh.Teams.ListTeamMembersBySlug(ctx, org, slug, &github.TeamListTeamMembersOptions{
+			ListOptions: github.ListOptions{Page: page, PerPage: PerPage}})
 		if err != nil {
-			return nil, classify(err)
+			return nil, 0, classify(err)
 		}
+		out := make([]string, 0, len(list))
 		for _, u := range list {
 			out = append(out, u.GetLogin())
 		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
+		return out, NextPage(resp), nil
+	})
 }
 
 // CommitUsers implements People: GET /repos/{owner}/{repo}/commits/{ref}.

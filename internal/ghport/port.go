@@ -24,16 +24,23 @@ var (
 	ErrNoCommits = errors.New("no commits between base and head")
 )
 
-// GitHub is what orchestration asks of GitHub, for one installation. Lists return the first
-// page only, of the size each method documents, except Repositories and Statuses, which read
-// every page (Statuses up to a bound): the app keeps what it reads bounded.
+// GitHub is what orchestration asks of GitHub, for one installation. The lists CheckRuns,
+// Comments and Deployments return one page, as GitHub does, and the number of the next page (0
+// after the last); AllCheckRuns, AllComments and EachDeployment read them page after page, up
+// to the bounds Limits gives. Repositories and Statuses read every page themselves (Statuses up
+// to a bound): the app keeps what it reads bounded.
 type GitHub interface {
-	// Repositories lists every repository the installation can see.
+	// Limits returns the bounds of the lists read page after page.
+	Limits() Limits
+
+	// Repositories lists every repository the installation can see; more than
+	// Limits().Repositories is a *LimitError.
 	Repositories(ctx context.Context) ([]envref.Repo, error)
 
 	// PullRequest reads a pull request as GitHub has it now; ErrNotFound when there is none.
 	PullRequest(ctx context.Context, repo envref.Repo, number int) (*github.PullRequest, error)
-	// OpenPullRequests lists the open pull requests of repo from branch head of repo into base.
+	// OpenPullRequests lists the open pull requests of repo from branch head of repo into base:
+	// one page, which holds them all (GitHub keeps one open pull request per head and base).
 	OpenPullRequests(ctx context.Context, repo envref.Repo, head, base string) ([]*github.PullRequest, error)
 	// CreatePullRequest opens a pull request; ErrPullRequestExists when one is open already.
 	CreatePullRequest(ctx context.Context, repo envref.Repo, pr *github.NewPullRequest) (*github.PullRequest, error)
@@ -41,15 +48,17 @@ type GitHub interface {
 	EditPullRequest(ctx context.Context, repo envref.Repo, number int, pr *github.PullRequest) (*github.PullRequest, error)
 	// AddLabels adds labels to a pull request or issue.
 	AddLabels(ctx context.Context, repo envref.Repo, number int, labels []string) error
-	// Comments lists the first 100 comments of a pull request or issue, oldest first.
-	Comments(ctx context.Context, repo envref.Repo, number int) ([]*github.IssueComment, error)
+	// Comments lists one page (of PerPage) of the comments of a pull request or issue, oldest
+	// first, and the number of the next page (0 after the last).
+	Comments(ctx context.Context, repo envref.Repo, number, page int) ([]*github.IssueComment, int, error)
 	// CreateComment comments on a pull request or issue.
 	CreateComment(ctx context.Context, repo envref.Repo, number int, body string) (*github.IssueComment, error)
 	// EditComment replaces a comment's body; ErrNotFound when it is gone.
 	EditComment(ctx context.Context, repo envref.Repo, id int64, body string) error
 
-	// CheckRuns lists up to 100 check runs named name on a commit, of every check suite.
-	CheckRuns(ctx context.Context, repo envref.Repo, sha, name string) ([]*github.CheckRun, error)
+	// CheckRuns lists one page (of PerPage) of the check runs named name on a commit, of every
+	// check suite, and the number of the next page (0 after the last).
+	CheckRuns(ctx context.Context, repo envref.Repo, sha, name string, page int) ([]*github.CheckRun, int, error)
 	// CheckRun reads a check run as GitHub has it now.
 	CheckRun(ctx context.Context, repo envref.Repo, id int64) (*github.CheckRun, error)
 	// CreateCheckRun posts a check run.
@@ -66,8 +75,9 @@ type GitHub interface {
 	// commit with more contexts than the implementation's bound is a *LimitError.
 	Statuses(ctx context.Context, repo envref.Repo, sha string) ([]*github.RepoStatus, error)
 
-	// Deployments lists the deployments opts selects, newest first.
-	Deployments(ctx context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, error)
+	// Deployments lists one page (opts.Page, of opts.PerPage) of the deployments opts selects,
+	// newest first, and the number of the next page (0 after the last).
+	Deployments(ctx context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, int, error)
 	// CreateDeployment creates a deployment.
 	CreateDeployment(ctx context.Context, repo envref.Repo, req *github.DeploymentRequest) (*github.Deployment, error)
 	// LatestDeploymentStatus returns the newest status of a deployment, nil when it has none.
@@ -93,9 +103,10 @@ type Installations interface {
 	Token(ctx context.Context, installation int64) (string, error)
 }
 
-// FindCheckRun returns the newest check run named name with externalID on a commit, or nil.
+// FindCheckRun returns the newest check run named name with externalID on a commit, or nil;
+// it reads every page of the commit's check runs of that name (AllCheckRuns).
 func FindCheckRun(ctx context.Context, gh GitHub, repo envref.Repo, sha, name, externalID string) (*github.CheckRun, error) {
-	runs, err := gh.CheckRuns(ctx, repo, sha, name)
+	runs, err := AllCheckRuns(ctx, gh, repo, sha, name)
 	if err != nil {
 		return nil, fmt.Errorf("check runs of %s@%s: %w", repo, sha, err)
 	}

@@ -17,6 +17,7 @@ import (
 type REST struct {
 	gh          *github.Client
 	maxStatuses int
+	limits      Limits
 }
 
 var _ GitHub = REST{}
@@ -28,14 +29,22 @@ type RESTOption func(*REST)
 // Statuses fails with a LimitError. Default DefaultMaxStatuses.
 func WithMaxStatuses(n int) RESTOption { return func(r *REST) { r.maxStatuses = n } }
 
+// WithLimits bounds the lists read page after page (AllCheckRuns, AllComments,
+// EachDeployment); zero fields keep their defaults.
+func WithLimits(l Limits) RESTOption { return func(r *REST) { r.limits = l } }
+
 // NewREST adapts a go-github client.
 func NewREST(gh *github.Client, opts ...RESTOption) REST {
 	r := REST{gh: gh, maxStatuses: DefaultMaxStatuses}
 	for _, opt := range opts {
 		opt(&r)
 	}
+	r.limits = r.limits.withDefaults()
 	return r
 }
+
+// Limits implements GitHub.
+func (c REST) Limits() Limits { return c.limits.withDefaults() }
 
 // kindError keeps an error's text and makes it also match a sentinel of this package.
 type kindError struct{ kind, err error }
@@ -65,23 +74,21 @@ func classify(err error) error {
 	return err
 }
 
-// Repositories implements GitHub.
+// Repositories implements GitHub: GET /installation/repositories, every page, up to
+// Limits().Repositories.
 func (c REST) Repositories(ctx context.Context) ([]envref.Repo, error) {
-	var out []envref.Repo
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		list, resp, err := c.gh.Apps.ListRepos(ctx, opts)
+	b := bound{max: c.Limits().Repositories, setting: SettingMaxRepositories, what: "repositories of the installation"}
+	return all(b, func(page int) ([]envref.Repo, int, error) {
+		list, resp, err := c.gh.Apps.ListRepos(ctx, &github.ListOptions{Page: page, PerPage: PerPage})
 		if err != nil {
-			return nil, classify(err)
+			return nil, 0, classify(err)
 		}
+		out := make([]envref.Repo, 0, len(list.Repositories))
 		for _, repo := range list.Repositories {
 			out = append(out, envref.Repo{Owner: repo.GetOwner().GetLogin(), Name: repo.GetName()})
 		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
+		return out, NextPage(resp), nil
+	})
 }
 
 // PullRequest implements GitHub.
@@ -115,14 +122,14 @@ func (c REST) AddLabels(ctx context.Context, repo envref.Repo, number int, label
 	return classify(err)
 }
 
-// CheckRuns implements GitHub.
-func (c REST) CheckRuns(ctx context.Context, repo envref.Repo, sha, name string) ([]*github.CheckRun, error) {
-	runs, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
-		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}})
+// CheckRuns implements GitHub: GET /repos/{owner}/{repo}/commits/{ref}/check-runs.
+func (c REST) CheckRuns(ctx context.Context, repo envref.Repo, sha, name string, page int) ([]*github.CheckRun, int, error) {
+	runs, resp, err := c.gh.Checks.ListCheckRunsForRef(ctx, repo.Owner, repo.Name, sha, &github.ListCheckRunsOptions{
+		CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{Page: page, PerPage: PerPage}})
 	if err != nil {
-		return nil, classify(err)
+		return nil, 0, classify(err)
 	}
-	return runs.CheckRuns, nil
+	return runs.CheckRuns, NextPage(resp), nil
 }
 
 // CheckRun implements GitHub.
@@ -175,10 +182,13 @@ func (c REST) CreateStatus(ctx context.Context, repo envref.Repo, sha string, st
 	return classify(err)
 }
 
-// Deployments implements GitHub.
-func (c REST) Deployments(ctx context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, error) {
-	list, _, err := c.gh.Repositories.ListDeployments(ctx, repo.Owner, repo.Name, opts)
-	return list, classify(err)
+// Deployments implements GitHub: GET /repos/{owner}/{repo}/deployments.
+func (c REST) Deployments(ctx context.Context, repo envref.Repo, opts *github.DeploymentsListOptions) ([]*github.Deployment, int, error) {
+	list, resp, err := c.gh.Repositories.ListDeployments(ctx, repo.Owner, repo.Name, opts)
+	if err != nil {
+		return nil, 0, classify(err)
+	}
+	return list, NextPage(resp), nil
 }
 
 // CreateDeployment implements GitHub.

@@ -10,7 +10,7 @@ import (
 )
 
 // Statuses are read in pages of GitHub's largest size.
-const statusPage = 100
+const statusPage = PerPage
 
 // DefaultMaxStatuses is the default bound of the commit statuses read on one commit: the
 // clusters an environment may have that report through commit statuses.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -63,19 +61,9 @@ func TestStatusesPastTheLimitNameTheSetting(t *testing.T) {
 // TestStatusesStopsAtPagesWithoutEnd checks that an answer that keeps offering a next page
 // (whatever its count says) is read up to the limit, not forever.
 func TestStatusesStopsAtPagesWithoutEnd(t *testing.T) {
-	calls := 0
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls++
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Link", fmt.Sprintf(`<%s%s?page=%d&per_page=100>; rel="next"`, srv.URL, r.URL.Path, calls+1))
-		fmt.Fprintf(w, `{"state":"pending","total_count":1,"statuses":[{"context":"c%d","state":"success"}]}`, calls)
-	}))
-	t.Cleanup(srv.Close)
-	gh, err := github.NewClient(srv.Client()).WithEnterpriseURLs(srv.URL+"/", srv.URL+"/")
-	require.NoError(t, err)
-	_, err = NewREST(gh, WithMaxStatuses(300)).Statuses(context.Background(), envref.Repo{Owner: "o", Name: "g"}, "abc")
+	gh, calls := endless(t, `{"state":"pending","total_count":1,"statuses":[{"context":"c","state":"success"}]}`)
+	_, err := NewREST(gh, WithMaxStatuses(300)).Statuses(context.Background(), envref.Repo{Owner: "o", Name: "g"}, "abc")
 	var limit *LimitError
 	require.True(t, errors.As(err, &limit), "%v", err)
-	require.Equal(t, 4, calls, "pages 1 to 4, then the bound")
+	require.Equal(t, 4, *calls, "pages 1 to 4, then the bound")
 }

@@ -52,7 +52,8 @@ func (p *Promoter) findDeployment(ctx context.Context, d *deployment) (bool, err
 	if err != nil {
 		return false, err
 	}
-	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{SHA: d.Commit, Environment: d.Env})
+	list, _, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{SHA: d.Commit, Environment: d.Env,
+		ListOptions: github.ListOptions{PerPage: 1}}) // the newest only
 	if err != nil {
 		return false, fmt.Errorf("deployments of %s: %w", d.ControlPlane, err)
 	}
@@ -86,29 +87,31 @@ func (p *Promoter) deploymentStatus(ctx context.Context, d *deployment, state, d
 }
 
 // endDeployments gives the unfinished Deployments of a main commit to an environment a final
-// status, "inactive" with the reason, when another commit replaces it there.
+// status, "inactive" with the reason, when another commit replaces it there. It reads every
+// page of them, up to promotion.maxDeployments.
 func (p *Promoter) endDeployments(ctx context.Context, l Locator, why string) error {
 	gh, err := p.clients.Client(ctx, l.Installation)
 	if err != nil {
 		return err
 	}
-	list, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{SHA: l.Commit, Environment: l.Env})
+	err = ghport.EachDeployment(ctx, gh, l.ControlPlane, github.DeploymentsListOptions{SHA: l.Commit, Environment: l.Env},
+		func(dep *github.Deployment) (bool, error) {
+			latest, err := gh.LatestDeploymentStatus(ctx, l.ControlPlane, dep.GetID())
+			if err != nil {
+				return false, fmt.Errorf("statuses of deployment %d: %w", dep.GetID(), err)
+			}
+			if latest != nil && finalDeploymentState(latest.GetState()) {
+				return true, nil
+			}
+			err = gh.CreateDeploymentStatus(ctx, l.ControlPlane, dep.GetID(), &github.DeploymentStatusRequest{
+				State: github.String("inactive"), Description: github.String(ellipsis.Cut(why, 140)), Environment: github.String(l.Env)})
+			if err != nil {
+				return false, fmt.Errorf("end deployment %d: %w", dep.GetID(), err)
+			}
+			return true, nil
+		})
 	if err != nil {
 		return fmt.Errorf("deployments of %s to %s: %w", short(l.Commit), l.Env, err)
-	}
-	for _, dep := range list {
-		latest, err := gh.LatestDeploymentStatus(ctx, l.ControlPlane, dep.GetID())
-		if err != nil {
-			return fmt.Errorf("statuses of deployment %d: %w", dep.GetID(), err)
-		}
-		if latest != nil && finalDeploymentState(latest.GetState()) {
-			continue
-		}
-		err = gh.CreateDeploymentStatus(ctx, l.ControlPlane, dep.GetID(), &github.DeploymentStatusRequest{
-			State: github.String("inactive"), Description: github.String(ellipsis.Cut(why, 140)), Environment: github.String(l.Env)})
-		if err != nil {
-			return fmt.Errorf("end deployment %d: %w", dep.GetID(), err)
-		}
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func (p *Promoter) pin(ctx context.Context, l Locator, s *scheduling.Stage, why 
 	}
 	branch := s.Env.Spec.ControlPlane.Branch
 	for attempt := 1; ; attempt++ {
-		old, err := p.pinOnce(ctx, remote, branch, l, why, back)
+		old, passed, err := p.pinOnce(ctx, remote, branch, l, why, back)
 		switch {
 		case err == nil && old == l.Commit:
 			return p.ensurePending(ctx, l)
@@ -53,6 +53,7 @@ func (p *Promoter) pin(ctx context.Context, l Locator, s *scheduling.Stage, why 
 			if old != "" && !back {
 				p.supersede(ctx, l.At(old), l.Commit)
 			}
+			p.supersedeHeld(ctx, l, passed)
 			return p.status(ctx, l, "pending", descAwaitMerge)
 		case attempt == maxPinAttempts || !errors.Is(err, gitcache.ErrStale):
 			return fmt.Errorf("pin %s into %s: %w", short(l.Commit), l.Env, err)
@@ -80,8 +81,9 @@ func (p *Promoter) ensurePending(ctx context.Context, l Locator) error {
 }
 
 // pinOnce edits base-repo.yaml on the environment branch and pushes it, leased on the head it
-// read; it returns the old pin. A commit older than the old pin is refused (ErrBehind).
-func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string, back bool) (old string, err error) {
+// read; it returns the old pin and, for a pin forward, the main commits it passes over (see
+// passedOver). A commit older than the old pin is refused (ErrBehind).
+func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch string, l Locator, why string, back bool) (old string, passed []string, err error) {
 	err = p.cache.Use(ctx, remote, []string{branch, gitsource.MainBranch}, func(s *gitcache.Session) error {
 		head := s.Head(branch)
 		if head.IsZero() {
@@ -103,9 +105,12 @@ func (p *Promoter) pinOnce(ctx context.Context, remote gitcache.Remote, branch s
 		if err != nil {
 			return err
 		}
+		if !back {
+			passed = passedOver(s.Repo, l.Commit, old)
+		}
 		return s.Push(branch, commit, head)
 	})
-	return old, err
+	return old, passed, err
 }
 
 // edit commits one file's new text on top of head.

@@ -27,7 +27,8 @@ func TestPromoteMainPinsTheFirstEnvironments(t *testing.T) {
 	state, desc := w.status("dev", m1)
 	require.Equal(t, "pending", state)
 	require.Equal(t, descAwaitMerge, desc)
-	require.Equal(t, []string{"Statuses", "CreateStatus"}, w.gh.Methods(), "the old pin is looked at, the new one marked")
+	require.Equal(t, []string{"Statuses", "Statuses", "CreateStatus"}, w.gh.Methods(),
+		"the old pin is looked at, and the commit passed over (the chain's declaration), the new one marked")
 	require.Equal(t, []string{"dev:dev"}, w.sched.pinned, "the environment is told to follow its branch")
 
 	w.gh.Reset()

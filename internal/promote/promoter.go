@@ -140,10 +140,10 @@ func (p *Promoter) PromoteMain(ctx context.Context, main Locator) error {
 	}
 	for _, s := range chain.First() {
 		l := main.In(s.Env.Name)
-		if held, err := p.heldAround(ctx, l, s); err != nil {
+		if h, held, err := p.holdAround(ctx, l, s); err != nil {
 			return err
 		} else if held {
-			if err := p.markHeld(ctx, l); err != nil {
+			if err := p.markHeld(ctx, l, h); err != nil {
 				return err
 			}
 			continue

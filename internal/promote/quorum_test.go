@@ -52,7 +52,7 @@ func TestAQuorumOfDistinctApproversWhoDidNotMakeTheCommit(t *testing.T) {
 
 	w.merge("stage", m)
 	w.settle("stage")
-	deps, err := w.gh.Deployments(ctx, cp, &github.DeploymentsListOptions{SHA: m, Environment: "stage"})
+	deps, _, err := w.gh.Deployments(ctx, cp, &github.DeploymentsListOptions{SHA: m, Environment: "stage"})
 	require.NoError(t, err)
 	require.Len(t, deps, 1)
 	var pl payload

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/audit"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/store"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -35,22 +36,12 @@ var (
 	ErrNotHeld = errors.New("the environment is not held")
 )
 
-// maxRollbackDeployments bounds the Deployments read to find the previous successful one.
-const maxRollbackDeployments = 50
-
 // Rollback is what a rollback did: the pin it moved back from and to.
 type Rollback struct {
 	From, To string
 }
 
 // isHeld reports whether env of l's control plane is held (never without holds).
-func (p *Promoter) isHeldEnv(ctx context.Context, l Locator, env string) (bool, error) {
-	if p.holds == nil || env == "" {
-		return false, nil
-	}
-	_, held, err := p.holds.HoldOf(ctx, l.ControlPlane.String(), env)
-	return held, err
-}
 
 // RollBack pins the previous successfully deployed main commit into env — the one exception to
 // pins moving forward — through the usual pull request and compliance wait, and holds env:
@@ -87,29 +78,38 @@ func (p *Promoter) RollBack(ctx context.Context, env envref.Env, user, reason st
 }
 
 // previousDeployed finds the newest main commit other than pinned whose Deployment to the
-// environment ended in success.
+// environment ended in success, page after page among the newest promotion.maxDeployments.
 func (p *Promoter) previousDeployed(ctx context.Context, l Locator, pinned string) (string, error) {
 	gh, err := p.clients.Client(ctx, l.Installation)
 	if err != nil {
 		return "", err
 	}
-	deps, err := gh.Deployments(ctx, l.ControlPlane, &github.DeploymentsListOptions{Environment: l.Env, ListOptions: github.ListOptions{PerPage: maxRollbackDeployments}})
-	if err != nil {
+	var found string
+	err = ghport.EachDeployment(ctx, gh, l.ControlPlane, github.DeploymentsListOptions{Environment: l.Env},
+		func(d *github.Deployment) (bool, error) {
+			if d.GetSHA() == pinned || d.GetSHA() == "" {
+				return true, nil
+			}
+			st, err := gh.LatestDeploymentStatus(ctx, l.ControlPlane, d.GetID())
+			if err != nil {
+				return false, fmt.Errorf("deployment %d: %w", d.GetID(), err)
+			}
+			if st.GetState() == "success" {
+				found = d.GetSHA()
+				return false, nil
+			}
+			return true, nil
+		})
+	var limit *ghport.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return "", fmt.Errorf("%s: %w (among its newest %d Deployments, %s)", l.Env, ErrNothingToRollBack, limit.Limit, limit.Setting)
+	case err != nil:
 		return "", fmt.Errorf("deployments of %s: %w", l.Env, err)
+	case found == "":
+		return "", fmt.Errorf("%s: %w", l.Env, ErrNothingToRollBack)
 	}
-	for _, d := range deps[:min(len(deps), maxRollbackDeployments)] {
-		if d.GetSHA() == pinned || d.GetSHA() == "" {
-			continue
-		}
-		st, err := gh.LatestDeploymentStatus(ctx, l.ControlPlane, d.GetID())
-		if err != nil {
-			return "", fmt.Errorf("deployment %d: %w", d.GetID(), err)
-		}
-		if st.GetState() == "success" {
-			return d.GetSHA(), nil
-		}
-	}
-	return "", fmt.Errorf("%s: %w (among its last %d Deployments)", l.Env, ErrNothingToRollBack, maxRollbackDeployments)
+	return found, nil
 }
 
 // Release ends the hold of env: automatic promotion into and out of it resumes.
@@ -144,21 +144,17 @@ func (p *Promoter) Release(ctx context.Context, env envref.Env, user, reason str
 // heldAround reports whether a hold stops the automatic promotion into s: its environment or
 // its upstream is held.
 func (p *Promoter) heldAround(ctx context.Context, l Locator, s *scheduling.Stage) (bool, error) {
-	for _, env := range []string{s.Env.Name, s.After} {
-		held, err := p.isHeldEnv(ctx, l, env)
-		if err != nil || held {
-			if held {
-				logger(ctx).Info().Str("environment", s.Env.Name).Str("held", env).Str("main", l.Commit).Msg("not promoted automatically: held")
-			}
-			return held, err
-		}
-	}
-	return false, nil
+	_, held, err := p.holdAround(ctx, l, s)
+	return held, err
 }
 
-// markHeld marks a main commit that a hold keeps out of a first environment, so that the
-// release pins it (see heldMain).
-func (p *Promoter) markHeld(ctx context.Context, l Locator) error {
+// markHeld marks a main commit that hold h keeps out of a first environment, so that the
+// release pins it (see heldMain), and shows the hold on the commit's check run of the
+// environment.
+func (p *Promoter) markHeld(ctx context.Context, l Locator, h store.Hold) error {
+	if err := p.showHold(ctx, l, h, heldOutWhat(h, l.Env, l.Commit)); err != nil {
+		logger(ctx).Warn().Err(err).Str("environment", l.Env).Str("main", l.Commit).Msg("showing the hold on a check run")
+	}
 	st, err := p.currentStatus(ctx, l)
 	if err != nil || st != nil {
 		return err

@@ -152,11 +152,17 @@ func (p *Promoter) holdRun(ctx context.Context, l Locator, h store.Hold, release
 	summary := fmt.Sprintf("No automatic promotion goes into or out of **%s** until a user with write permission releases it with a reason "+
 		"(`kalypso rollback --release --reason …`, or `POST /api/v1/release`).\n\nHeld by @%s: %s", l.Env, h.By, h.Reason)
 	if released != "" {
+		if err := p.unshowHold(ctx, l); err != nil {
+			return err
+		}
 		existing, err := ghport.FindCheckRun(ctx, gh, l.ControlPlane, l.Commit, HoldCheckName(l.Env), runID("hold", l))
 		if err != nil || existing == nil {
 			return err
 		}
 		return p.writeApproval(ctx, gh, l, existing, "success", "Released", summary+"\n\n"+released, nil)
+	}
+	if err := p.showHold(ctx, l, h, heldAtWhat(l.Env, l.Commit)); err != nil {
+		return err
 	}
 	_, err = gh.CreateCheckRun(ctx, l.ControlPlane, github.CreateCheckRunOptions{
 		Name: HoldCheckName(l.Env), HeadSHA: l.Commit, ExternalID: github.String(runID("hold", l)),

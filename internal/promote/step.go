@@ -142,7 +142,10 @@ func (p *Promoter) heldMain(ctx context.Context, info envref.EnvInfo, s *schedul
 	if !v.Open {
 		return p.hold(ctx, l, s, v)
 	}
-	return 0, p.pinMain(ctx, l, s, v)
+	if err := p.pinMain(ctx, l, s, v); err != nil {
+		return 0, err
+	}
+	return 0, p.unshowHold(ctx, l) // a hold kept it out until now
 }
 
 // own moves on the promotion of the commit the environment pins: from waiting for its merge

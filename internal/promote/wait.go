@@ -250,28 +250,35 @@ func firstParents(s *gitcache.Session, head, merge plumbing.Hash) []string {
 }
 
 // expectedClusters are the clusters that reported success on the previous deployment of the
-// environment (read from that deployment's GitOps commit).
+// environment (read from that deployment's GitOps commit): the newest Deployment of the
+// environment, other than d's, whose latest status is success, looked for page after page
+// among the newest promotion.maxDeployments.
 func (p *Promoter) expectedClusters(ctx context.Context, d *deployment) []string {
 	gh, err := p.clients.Client(ctx, d.Installation)
 	if err != nil {
 		return nil
 	}
-	list, err := gh.Deployments(ctx, d.ControlPlane, &github.DeploymentsListOptions{Environment: d.Env, ListOptions: github.ListOptions{PerPage: 10}})
+	var previous string // the GitOps commit of the previous successful deployment
+	err = ghport.EachDeployment(ctx, gh, d.ControlPlane, github.DeploymentsListOptions{Environment: d.Env},
+		func(dep *github.Deployment) (bool, error) {
+			var pl payload
+			if dep.GetID() == d.ID || json.Unmarshal(dep.Payload, &pl) != nil || pl.GitOpsCommit == "" || pl.GitOpsRepo != d.GitOps.String() {
+				return true, nil
+			}
+			latest, err := gh.LatestDeploymentStatus(ctx, d.ControlPlane, dep.GetID())
+			if err != nil || latest.GetState() != "success" {
+				return true, nil
+			}
+			previous = pl.GitOpsCommit
+			return false, nil
+		})
 	if err != nil {
+		logger(ctx).Warn().Err(err).Str("environment", d.Env).Msg("looking for the previous successful deployment: no cluster is expected")
+	}
+	if previous == "" {
 		return nil
 	}
-	for _, dep := range list {
-		var pl payload
-		if dep.GetID() == d.ID || json.Unmarshal(dep.Payload, &pl) != nil || pl.GitOpsCommit == "" || pl.GitOpsRepo != d.GitOps.String() {
-			continue
-		}
-		latest, err := gh.LatestDeploymentStatus(ctx, d.ControlPlane, dep.GetID())
-		if err != nil || latest.GetState() != "success" {
-			continue
-		}
-		return p.compliantAt(ctx, d, pl.GitOpsCommit)
-	}
-	return nil
+	return p.compliantAt(ctx, d, previous)
 }
 
 // compliantAt reads the clusters of the stage that report success on one GitOps commit.

@@ -138,6 +138,13 @@ func (p *Promoter) releaseHeld(ctx context.Context, l Locator, s *scheduling.Sta
 	if len(s.Windows) == 0 {
 		return nil
 	}
+	return p.endApproval(ctx, l, "success", "Promoted when the window opened",
+		fmt.Sprintf("Main %s was promoted to %s automatically: %s.", short(l.Commit), l.Env, v.String()))
+}
+
+// endApproval completes the "Promote to <env>" check run of l, if it still offers a
+// promotion, with conclusion, title and summary, and without buttons.
+func (p *Promoter) endApproval(ctx context.Context, l Locator, conclusion, title, summary string) error {
 	gh, err := p.clients.Client(ctx, l.Installation)
 	if err != nil {
 		return err
@@ -146,8 +153,7 @@ func (p *Promoter) releaseHeld(ctx context.Context, l Locator, s *scheduling.Sta
 	if err != nil || run == nil || !offersPromotion(run) {
 		return err
 	}
-	return p.writeApproval(ctx, gh, l, run, "success", "Promoted when the window opened",
-		fmt.Sprintf("Main %s was promoted to %s automatically: %s.", short(l.Commit), l.Env, v.String()), nil)
+	return p.writeApproval(ctx, gh, l, run, conclusion, title, summary, nil)
 }
 
 // windowWhy is the reason a pin records for the window that let it through.

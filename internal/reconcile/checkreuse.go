@@ -1,10 +1,12 @@
 package reconcile
 
 import (
-	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"sync"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/kalypso-gitops/kalypso/internal/envcheck"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 )
 
 // checkContent is what an environment's check run says.
@@ -52,4 +54,19 @@ func (r *Reconciler) lockReports(repo envref.Repo, env string) (unlock func()) {
 	m, _ := r.reports.LoadOrStore(repo.String()+"\x00"+env, &sync.Mutex{})
 	m.(*sync.Mutex).Lock()
 	return m.(*sync.Mutex).Unlock
+}
+
+// keepHold keeps the hold an environment's check run shows (written by the promoter while the
+// environment is held) when the commit is reported again: only the promoter takes it away.
+func keepHold(want checkContent, existing *github.CheckRun) checkContent {
+	if existing == nil {
+		return want
+	}
+	paragraph, held := envcheck.HoldOf(existing.GetOutput().GetSummary())
+	if !held {
+		return want
+	}
+	c := envcheck.WithHold(envcheck.Content{Conclusion: want.Conclusion, Title: want.Title, Summary: want.Summary}, paragraph)
+	want.Conclusion, want.Title, want.Summary = c.Conclusion, c.Title, truncate(c.Summary, maxOutputText)
+	return want
 }

@@ -3,11 +3,12 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/envcheck"
+	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
@@ -51,24 +52,16 @@ func (c Commit) AsMain() Commit {
 	return c
 }
 
-// CheckName is the name of an environment's check run.
-func CheckName(env string) string { return "Kalypso / " + env }
+// CheckName is the name of an environment's check run (envcheck.Name).
+func CheckName(env string) string { return envcheck.Name(env) }
 
-// CheckExternalID identifies an environment's check run across restarts.
+// CheckExternalID identifies an environment's check run across restarts (envcheck.ExternalID).
 func CheckExternalID(controlPlane envref.Repo, env string) string {
-	return "kalypso:" + controlPlane.String() + ":" + env
+	return envcheck.ExternalID(controlPlane, env)
 }
 
 // ParseExternalID reads back the control plane and environment of a check run.
-func ParseExternalID(id string) (envref.Repo, string, bool) {
-	rest, ok := strings.CutPrefix(id, "kalypso:")
-	if !ok {
-		return envref.Repo{}, "", false
-	}
-	slug, env, ok := strings.Cut(rest, ":")
-	owner, name, ok2 := strings.Cut(slug, "/")
-	return envref.Repo{Owner: owner, Name: name}, env, ok && ok2 && env != ""
-}
+func ParseExternalID(id string) (envref.Repo, string, bool) { return envcheck.ParseExternalID(id) }
 
 // Report posts one completed check run for an environment's outcome on a commit. The check
 // run of the environment already on the commit is updated, or left alone when it already says
@@ -96,6 +89,7 @@ func (r *Reconciler) Report(ctx context.Context, c Commit, out *Outcome, failure
 		}
 	}
 	want.Summary = keepRecords(want.Summary, existing)
+	want = keepHold(want, existing)
 	run, rest, err := r.writeCheckRun(ctx, gh, c, name, externalID, existing, want, annotations)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/kalypso-gitops/kalypso/internal/ghport"
 	"github.com/kalypso-gitops/kalypso/internal/plural"
 )
 
@@ -40,7 +41,7 @@ func (r *Reconciler) CommentPreviews(ctx context.Context, pr PullRequest, lines 
 	body := previewComment(pr, lines)
 	unlock := r.lockReports(pr.Repo, fmt.Sprintf("comment\x00%d", pr.Number))
 	defer unlock()
-	comments, err := gh.Comments(ctx, pr.Repo, pr.Number)
+	comments, err := ghport.AllComments(ctx, gh, pr.Repo, pr.Number)
 	if err != nil {
 		return fmt.Errorf("comments of %s#%d: %w", pr.Repo, pr.Number, err)
 	}

@@ -16,13 +16,19 @@ func botLogin(asked *int) BotLogin {
 	return func(context.Context) (string, error) { *asked++; return ghfake.BotLogin, nil }
 }
 
+// commenter returns a reconciler over a fake GitHub that knows the bot's login (counting how
+// often it asks), and a pull request of the sample control plane.
+func commenter(asked *int) (*Reconciler, *ghfake.GitHub, PullRequest) {
+	g := ghfake.New()
+	r := New(nil, ghfake.Installations{GitHub: g}, WithBotLogin(botLogin(asked)))
+	return r, g, PullRequest{Installation: 1, Repo: samplePlane, Number: 5, HeadSHA: strings.Repeat("1", 40), Base: "main"}
+}
+
 func TestCommentPreviewsIsOneCommentEditedInPlace(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	g := ghfake.New()
 	asked := 0
-	r := New(nil, ghfake.Installations{GitHub: g}, WithBotLogin(botLogin(&asked)))
-	pr := PullRequest{Installation: 1, Repo: samplePlane, Number: 5, HeadSHA: strings.Repeat("1", 40), Base: "main"}
+	r, g, pr := commenter(&asked)
 	g.AddComment(samplePlane, 5, "mallory", previewMarker+" a person quoting the marker")
 	g.AddComment(samplePlane, 5, "other-app[bot]", previewMarker+" another App (or a workflow) echoing the marker")
 
@@ -55,4 +61,24 @@ func TestCommentPreviewsNeedsTheBotLogin(t *testing.T) {
 	odd := New(nil, ghfake.Installations{GitHub: g}, WithBotLogin(func(context.Context) (string, error) { return "kalypso", nil }))
 	require.ErrorContains(t, odd.CommentPreviews(context.Background(), pr, nil), "does not end with [bot]")
 	require.Empty(t, g.Methods(), "nothing is read or written without knowing whose comment is the app's")
+}
+
+// TestCommentPreviewsFindsItsCommentPastThePage checks that the app's comment is edited, not
+// written again, behind more comments than one page holds.
+func TestCommentPreviewsFindsItsCommentPastThePage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	asked := 0
+	r, g, pr := commenter(&asked)
+	for range 150 {
+		g.AddComment(samplePlane, 5, "alice", "a review")
+	}
+	lines := []PreviewLine{{Env: "dev", Conclusion: "success", Title: "dev: no change", URL: "https://x/runs/1"}}
+	require.NoError(t, r.CommentPreviews(ctx, pr, lines))
+	lines[0].Title = "dev: 1 changed"
+	require.NoError(t, r.CommentPreviews(ctx, pr, lines))
+	comments := g.CommentsOn(samplePlane, 5)
+	require.Len(t, comments, 151, "one comment of the app, edited")
+	require.Contains(t, comments[150], "dev: 1 changed")
+	require.Equal(t, 1, g.Count("EditComment"))
 }

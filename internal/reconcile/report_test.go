@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kalypso-gitops/kalypso/internal/envcheck"
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/ghfake"
 	"github.com/kalypso-gitops/kalypso/render"
@@ -202,4 +203,30 @@ func TestReportCapsAnnotations(t *testing.T) {
 	require.Len(t, opts.Output.Annotations, maxAnnotations)
 	require.Contains(t, opts.Output.GetText(), fmt.Sprintf("%d more errors beyond the first %d", 500-maxAnnotations, maxAnnotations))
 	require.Contains(t, opts.Output.GetText(), "dev:bomb.yaml:51: broken 50")
+}
+
+// TestReportKeepsTheHoldItShows checks that a check run showing a hold (written by the
+// promoter) keeps it when the commit is reported again, and is rewritten only when the
+// outcome changes.
+func TestReportKeepsTheHoldItShows(t *testing.T) {
+	ctx := context.Background()
+	r, g := withFake()
+	commit := BranchCommit(7, plane, "main", "c1").AsMain()
+	require.NoError(t, r.Report(ctx, commit, outcome(2), nil))
+	run := g.Runs[plane][0]
+	c := envcheck.WithHold(envcheck.Content{Conclusion: run.GetConclusion(), Title: run.GetOutput().GetTitle(), Summary: run.GetOutput().GetSummary()},
+		"**dev is held** by @alice: rollback: why.")
+	run.Conclusion, run.Output.Title, run.Output.Summary = github.String(c.Conclusion), github.String(c.Title), github.String(c.Summary)
+
+	g.Reset()
+	require.NoError(t, r.Report(ctx, commit, outcome(2), nil))
+	require.Equal(t, []string{"CheckRuns"}, g.Methods(), "the same outcome: the held run stays as it is")
+
+	require.NoError(t, r.Report(ctx, commit, outcome(3), nil))
+	run = g.Runs[plane][0]
+	require.Equal(t, envcheck.HeldConclusion, run.GetConclusion())
+	require.Equal(t, envcheck.TitlePrefix+"dev: 3 assignments, GitOps branch up to date", run.GetOutput().GetTitle())
+	paragraph, held := envcheck.HoldOf(run.GetOutput().GetSummary())
+	require.True(t, held, "a new outcome keeps the hold")
+	require.Equal(t, "**dev is held** by @alice: rollback: why.", paragraph)
 }
