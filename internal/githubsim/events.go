@@ -1,6 +1,7 @@
 package githubsim
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func gitPerson(sig object.Signature) map[string]any {
 	return m
 }
 
-// changedPaths compares a commit with its first parent.
+// changedPaths compares a commit with its first parent; unchanged subtrees are skipped by hash.
 func (rp *repo) changedPaths(c *object.Commit) (added, removed, modified []string) {
 	added, removed, modified = []string{}, []string{}, []string{}
 	parentTree := plumbing.ZeroHash
@@ -101,23 +102,23 @@ func (rp *repo) changedPaths(c *object.Commit) (added, removed, modified []strin
 			parentTree = p.TreeHash
 		}
 	}
-	before, err1 := rp.flatten(parentTree)
-	after, err2 := rp.flatten(c.TreeHash)
+	before, err1 := rp.optTree(parentTree)
+	after, err2 := rp.optTree(c.TreeHash)
 	if err1 != nil || err2 != nil {
 		return
 	}
-	for p, e := range after {
-		old, ok := before[p]
-		switch {
-		case !ok:
-			added = append(added, p)
-		case old != e:
-			modified = append(modified, p)
-		}
+	changes, err := object.DiffTreeWithOptions(context.Background(), before, after, &object.DiffTreeOptions{})
+	if err != nil {
+		return
 	}
-	for p := range before {
-		if _, ok := after[p]; !ok {
-			removed = append(removed, p)
+	for _, ch := range changes {
+		switch {
+		case ch.From.Name == "":
+			added = append(added, ch.To.Name)
+		case ch.To.Name == "":
+			removed = append(removed, ch.From.Name)
+		default:
+			modified = append(modified, ch.To.Name)
 		}
 	}
 	sortStrings(added, removed, modified)
