@@ -1,7 +1,6 @@
 package githubsim
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -93,7 +92,9 @@ func gitPerson(sig object.Signature) map[string]any {
 	return m
 }
 
-// changedPaths compares a commit with its first parent; unchanged subtrees are skipped by hash.
+// changedPaths compares a commit with its first parent, through the same diffs as pull
+// requests (a large one is derived from the previous, so a push's cost follows its change); a
+// rename is a removal and an addition, as in GitHub's push payloads.
 func (rp *repo) changedPaths(c *object.Commit) (added, removed, modified []string) {
 	added, removed, modified = []string{}, []string{}, []string{}
 	parentTree := plumbing.ZeroHash
@@ -102,23 +103,20 @@ func (rp *repo) changedPaths(c *object.Commit) (added, removed, modified []strin
 			parentTree = p.TreeHash
 		}
 	}
-	before, err1 := rp.optTree(parentTree)
-	after, err2 := rp.optTree(c.TreeHash)
-	if err1 != nil || err2 != nil {
-		return
-	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), before, after, &object.DiffTreeOptions{})
+	diffs, err := rp.diffTrees(parentTree, c.TreeHash)
 	if err != nil {
 		return
 	}
-	for _, ch := range changes {
-		switch {
-		case ch.From.Name == "":
-			added = append(added, ch.To.Name)
-		case ch.To.Name == "":
-			removed = append(removed, ch.From.Name)
+	for _, d := range diffs {
+		switch d.status {
+		case "added":
+			added = append(added, d.path)
+		case "removed":
+			removed = append(removed, d.path)
+		case "renamed":
+			removed, added = append(removed, d.previous), append(added, d.path)
 		default:
-			modified = append(modified, ch.To.Name)
+			modified = append(modified, d.path)
 		}
 	}
 	sortStrings(added, removed, modified)
