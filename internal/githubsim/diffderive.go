@@ -1,7 +1,6 @@
 package githubsim
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,15 +57,10 @@ func (rp *repo) derivedDiff(a, b plumbing.Hash) ([]fileDiff, bool, error) {
 	return out, true, nil
 }
 
-// pathsChangedSince compares the trees from and to (hash-aware: unchanged subtrees are not
-// walked) and describes each changed path as it now differs from base: nil when it no longer
-// differs.
+// pathsChangedSince compares the trees from and to and describes each changed path as it now
+// differs from base: nil when it no longer differs.
 func (rp *repo) pathsChangedSince(base, from, to plumbing.Hash) (map[string]*fileDiff, error) {
 	tbase, err := rp.treeObj(base)
-	if err != nil {
-		return nil, err
-	}
-	tfrom, err := rp.optTree(from)
 	if err != nil {
 		return nil, err
 	}
@@ -74,21 +68,90 @@ func (rp *repo) pathsChangedSince(base, from, to plumbing.Hash) (map[string]*fil
 	if err != nil {
 		return nil, err
 	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), tfrom, tto, &object.DiffTreeOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("diff trees: %w", err)
-	}
-	out := make(map[string]*fileDiff, len(changes))
-	for _, ch := range changes {
-		path := ch.To.Name
-		if path == "" {
-			path = ch.From.Name
+	out := map[string]*fileDiff{}
+	err = rp.changedFiles(from, to, "", func(path string, now *object.TreeEntry) error {
+		entry := object.ChangeEntry{}
+		if now != nil {
+			entry = object.ChangeEntry{Name: path, Tree: tto, TreeEntry: *now}
 		}
-		d, err := rp.diffAt(tbase, path, ch.To)
-		if err != nil {
-			return nil, err
-		}
+		d, err := rp.diffAt(tbase, path, entry)
 		out[path] = d
+		return err
+	})
+	return out, err
+}
+
+// changedFiles calls fn for every file path whose entry differs between the trees a and b
+// (zero = empty) with the entry b holds there (nil: none). Subtrees of equal hashes are neither
+// read nor walked, so the cost follows the change, not the trees.
+func (rp *repo) changedFiles(a, b plumbing.Hash, prefix string, fn func(string, *object.TreeEntry) error) error {
+	if a == b {
+		return nil
+	}
+	ea, err := rp.entriesOf(a)
+	if err != nil {
+		return err
+	}
+	eb, err := rp.entriesOf(b)
+	if err != nil {
+		return err
+	}
+	for name, x := range ea {
+		y, ok := eb[name]
+		if ok && x.Hash == y.Hash && x.Mode == y.Mode {
+			continue
+		}
+		if err := rp.changedEntry(prefix+name, x, y, fn); err != nil {
+			return err
+		}
+	}
+	for name, y := range eb {
+		if _, ok := ea[name]; !ok {
+			if err := rp.changedEntry(prefix+name, object.TreeEntry{}, y, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// changedEntry reports the files under one path whose entries x (before) and y (after) differ;
+// a zero entry is none.
+func (rp *repo) changedEntry(path string, x, y object.TreeEntry, fn func(string, *object.TreeEntry) error) error {
+	var dirA, dirB plumbing.Hash
+	if x.Mode == filemode.Dir {
+		dirA = x.Hash
+	}
+	if y.Mode == filemode.Dir {
+		dirB = y.Hash
+	}
+	if !dirA.IsZero() || !dirB.IsZero() {
+		if err := rp.changedFiles(dirA, dirB, path+"/", fn); err != nil {
+			return err
+		}
+	}
+	isFile := func(e object.TreeEntry) bool { return !e.Hash.IsZero() && e.Mode != filemode.Dir }
+	switch {
+	case isFile(y):
+		return fn(path, &y)
+	case isFile(x):
+		return fn(path, nil)
+	}
+	return nil
+}
+
+// entriesOf returns a tree's entries by name (none for the zero hash).
+func (rp *repo) entriesOf(h plumbing.Hash) (map[string]object.TreeEntry, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	t, err := rp.treeObj(h)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]object.TreeEntry, len(t.Entries))
+	for _, e := range t.Entries {
+		out[e.Name] = e
 	}
 	return out, nil
 }
