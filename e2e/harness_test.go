@@ -255,7 +255,7 @@ func (w *world) settle() {
 	w.sim.WaitWebhooks()
 	w.eventually(func() bool {
 		done := w.processed()
-		for _, d := range w.sim.Deliveries() {
+		for _, d := range w.sim.DeliveryStates() {
 			if w.accepted(d) && !w.lost[d.ID] && done[d.ID] < 1+w.redelivered[d.ID] {
 				return false
 			}

@@ -25,20 +25,43 @@ type fileDiff struct {
 	binary    bool
 }
 
-// diffTrees compares two trees (zero = empty) like GitHub's files lists.
+// diffTrees compares two trees (zero = empty) like GitHub's files lists. Small diffs are kept
+// by pair of trees; of the large ones, only the newest from each tree, from which the next is
+// derived (derivedDiff).
 func (rp *repo) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
 	key := [2]plumbing.Hash{a, b}
 	if d, ok := rp.diffs[key]; ok {
 		return d, nil
 	}
-	d, err := rp.computeDiff(a, b)
-	if err == nil {
-		if rp.diffs == nil {
-			rp.diffs = map[[2]plumbing.Hash][]fileDiff{}
-		}
-		rp.diffs[key] = d
+	if last, ok := rp.lastDiffs[a]; ok && last.to == b {
+		return last.files, nil
 	}
-	return d, err
+	d, derived, err := rp.derivedDiff(a, b)
+	if err != nil {
+		return nil, err
+	}
+	if !derived {
+		if d, err = rp.computeDiff(a, b); err != nil {
+			return nil, err
+		}
+	}
+	rp.remember(a, b, d)
+	return d, nil
+}
+
+// remember keeps a computed diff.
+func (rp *repo) remember(a, b plumbing.Hash, d []fileDiff) {
+	if len(d) > renameLimit {
+		if rp.lastDiffs == nil {
+			rp.lastDiffs = map[plumbing.Hash]lastDiff{}
+		}
+		rp.lastDiffs[a] = lastDiff{to: b, files: d}
+		return
+	}
+	if rp.diffs == nil {
+		rp.diffs = map[[2]plumbing.Hash][]fileDiff{}
+	}
+	rp.diffs[[2]plumbing.Hash{a, b}] = d
 }
 
 // renameLimit is how many added and removed files a diff may have for renames to be detected;

@@ -92,7 +92,9 @@ func gitPerson(sig object.Signature) map[string]any {
 	return m
 }
 
-// changedPaths compares a commit with its first parent.
+// changedPaths compares a commit with its first parent, through the same diffs as pull
+// requests (a large one is derived from the previous, so a push's cost follows its change); a
+// rename is a removal and an addition, as in GitHub's push payloads.
 func (rp *repo) changedPaths(c *object.Commit) (added, removed, modified []string) {
 	added, removed, modified = []string{}, []string{}, []string{}
 	parentTree := plumbing.ZeroHash
@@ -101,23 +103,20 @@ func (rp *repo) changedPaths(c *object.Commit) (added, removed, modified []strin
 			parentTree = p.TreeHash
 		}
 	}
-	before, err1 := rp.flatten(parentTree)
-	after, err2 := rp.flatten(c.TreeHash)
-	if err1 != nil || err2 != nil {
+	diffs, err := rp.diffTrees(parentTree, c.TreeHash)
+	if err != nil {
 		return
 	}
-	for p, e := range after {
-		old, ok := before[p]
-		switch {
-		case !ok:
-			added = append(added, p)
-		case old != e:
-			modified = append(modified, p)
-		}
-	}
-	for p := range before {
-		if _, ok := after[p]; !ok {
-			removed = append(removed, p)
+	for _, d := range diffs {
+		switch d.status {
+		case "added":
+			added = append(added, d.path)
+		case "removed":
+			removed = append(removed, d.path)
+		case "renamed":
+			removed, added = append(removed, d.previous), append(added, d.path)
+		default:
+			modified = append(modified, d.path)
 		}
 	}
 	sortStrings(added, removed, modified)

@@ -37,7 +37,8 @@ type repo struct {
 	labels      map[string]*github.Label
 	comments    []*issueComment
 	perms       map[string]string
-	diffs       map[[2]plumbing.Hash][]fileDiff // tree diffs already computed (trees never change)
+	diffs       map[[2]plumbing.Hash][]fileDiff // small tree diffs already computed (trees never change)
+	lastDiffs   map[plumbing.Hash]lastDiff      // the newest large diff from each tree
 	patches     map[[2]plumbing.Hash]fileDiff   // file patches by (from, to) blob, likewise
 }
 

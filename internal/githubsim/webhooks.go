@@ -154,6 +154,20 @@ func (s *Server) Deliveries() []Delivery {
 	return out
 }
 
+// DeliveryStates is Deliveries without the bodies: what waiting for deliveries to be handled
+// needs, without copying every payload.
+func (s *Server) DeliveryStates() []Delivery {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	out := make([]Delivery, 0, len(s.hooks.log))
+	for _, d := range s.hooks.log {
+		c := *d
+		c.Body, c.Header = nil, d.Header.Clone()
+		out = append(out, c)
+	}
+	return out
+}
+
 // Redeliver sends a recorded delivery again with the same ID, headers and
 // body bytes, and returns its updated record.
 func (s *Server) Redeliver(id string) (Delivery, error) {

@@ -39,6 +39,19 @@ func TestDeliveryHeaders(t *testing.T) {
 	require.Equal(t, testOwner, payload["organization"].(map[string]any)["login"])
 }
 
+func TestDeliveryStatesAreDeliveriesWithoutBodies(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "x", map[string]*string{"x": ptr("x")})
+	full, states := f.sim.Deliveries(), f.sim.DeliveryStates()
+	require.Len(t, states, len(full))
+	for i := range full {
+		require.NotEmpty(t, full[i].Body)
+		require.Nil(t, states[i].Body)
+		full[i].Body = nil
+		require.Equal(t, full[i], states[i])
+	}
+}
+
 func TestPauseDropRedeliver(t *testing.T) {
 	f := newFixture(t)
 	f.sim.PauseWebhooks()
