@@ -113,7 +113,7 @@ func dirPrefix(dir string) string {
 // pinnedMain returns main at the commit the environment's BaseRepo "main" pins (HEAD when unpinned).
 func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash, opts []Option) (scheduling.Source, error) {
 	commit := head
-	if pin := scheduling.PinnedCommit(env); pin != "" {
+	if pin := pinnedCommit(env); pin != "" {
 		h, err := Resolve(repo, pin)
 		if err != nil {
 			return scheduling.Source{}, &MissingCommitError{Commit: pin, PinnedBy: env.Name, Err: err}

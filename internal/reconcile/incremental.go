@@ -6,6 +6,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -22,6 +23,9 @@ type results struct {
 	// parses keeps each environment's parsed source files, so that loading parses only the
 	// files a push changed; forgotten with the environment's entry.
 	parses map[envref.Env]*scheduling.ParseCache
+	// trees keeps what reading each environment's sources from git found, so that a source
+	// whose tree did not change is not read again; forgotten with the environment's entry.
+	trees map[envref.Env]*gitsource.Cache
 }
 
 // resultEntry is an environment rendered from the sources it names, with the git form of
@@ -33,7 +37,8 @@ type resultEntry struct {
 }
 
 func newResults() *results {
-	return &results{entries: map[envref.Env]*resultEntry{}, parses: map[envref.Env]*scheduling.ParseCache{}}
+	return &results{entries: map[envref.Env]*resultEntry{}, parses: map[envref.Env]*scheduling.ParseCache{},
+		trees: map[envref.Env]*gitsource.Cache{}}
 }
 
 // parseCache returns env's cache of parsed source files, made on first use.
@@ -46,6 +51,18 @@ func (c *results) parseCache(env envref.Env) *scheduling.ParseCache {
 		c.parses[env] = p
 	}
 	return p
+}
+
+// treeCache returns env's cache of what reading its sources from git found, made on first use.
+func (c *results) treeCache(env envref.Env) *gitsource.Cache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.trees[env]
+	if t == nil {
+		t = gitsource.NewCache()
+		c.trees[env] = t
+	}
+	return t
 }
 
 // render computes env's result for snap from the entry of env, when there is one, and keeps
@@ -103,10 +120,11 @@ func (c *results) previous(env envref.Env) *render.Result {
 	return nil
 }
 
-// drop forgets env's entry and parsed source files.
+// drop forgets env's entry, parsed source files and what reading its sources found.
 func (c *results) drop(env envref.Env) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, env)
 	delete(c.parses, env)
+	delete(c.trees, env)
 }
