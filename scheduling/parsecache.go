@@ -80,7 +80,7 @@ func (p *parsedFile) addTo(objs *objects, errs *Errors) {
 	}
 }
 
-// clone copies every object, with its own labels and field lines; specs are shared, as nothing
+// clone copies every object, with its own labels; specs and field lines are shared, as nothing
 // changes them after decoding.
 func (o *objects) clone() *objects {
 	return &objects{
@@ -115,8 +115,7 @@ func cloneAll[T any, P interface {
 		c := P(new(T))
 		*c = *x
 		o := c.obj()
-		o.Labels = maps.Clone(o.Labels)
-		o.lines = maps.Clone(o.lines)
+		o.Labels = maps.Clone(o.Labels) // field lines are shared: nothing changes them after decoding
 		out[i] = c
 	}
 	return out

@@ -26,6 +26,7 @@ type Cache struct {
 	trees   gens[plumbing.Hash, *listing]
 	blobs   gens[plumbing.Hash, []byte]
 	sizes   gens[plumbing.Hash, int64]
+	pins    gens[plumbing.Hash, mainPin]
 	stats   CacheStats
 }
 
@@ -40,7 +41,7 @@ type CacheStats struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache {
 	return &Cache{sources: newGens[sourceKey, treeFS](), trees: newGens[plumbing.Hash, *listing](),
-		blobs: newGens[plumbing.Hash, []byte](), sizes: newGens[plumbing.Hash, int64]()}
+		blobs: newGens[plumbing.Hash, []byte](), sizes: newGens[plumbing.Hash, int64](), pins: newGens[plumbing.Hash, mainPin]()}
 }
 
 // WithCache makes TreeFS read through c (nil: no cache).
@@ -60,6 +61,7 @@ func (c *Cache) Sweep() CacheStats {
 	c.trees.sweep()
 	c.blobs.sweep()
 	c.sizes.sweep()
+	c.pins.sweep()
 	s := c.stats
 	c.stats = CacheStats{}
 	return s
@@ -145,6 +147,7 @@ func (c *Cache) sourcesPart() *gens[sourceKey, treeFS]     { return &c.sources }
 func (c *Cache) treesPart() *gens[plumbing.Hash, *listing] { return &c.trees }
 func (c *Cache) blobsPart() *gens[plumbing.Hash, []byte]   { return &c.blobs }
 func (c *Cache) sizesPart() *gens[plumbing.Hash, int64]    { return &c.sizes }
+func (c *Cache) pinsPart() *gens[plumbing.Hash, mainPin]   { return &c.pins }
 func countReused(s *CacheStats)                            { s.SourcesReused++ }
 func countRead(s *CacheStats)                              { s.SourcesRead++ }
 func countTree(s *CacheStats)                              { s.TreesListed++ }
