@@ -27,7 +27,8 @@ type Cache struct {
 	blobs   gens[plumbing.Hash, []byte]
 	sizes   gens[plumbing.Hash, int64]
 	pins    gens[plumbing.Hash, mainPin]
-	stats   CacheStats
+	stats   CacheStats // of this round
+	last    CacheStats // of the last round swept
 }
 
 // CacheStats counts what the reads since the last Sweep did.
@@ -63,8 +64,15 @@ func (c *Cache) Sweep() CacheStats {
 	c.sizes.sweep()
 	c.pins.sweep()
 	s := c.stats
-	c.stats = CacheStats{}
+	c.stats, c.last = CacheStats{}, s
 	return s
+}
+
+// LastRound returns what the reads of the last round swept did.
+func (c *Cache) LastRound() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
 }
 
 // Stats returns what the reads since the last Sweep did.

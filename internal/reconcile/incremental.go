@@ -20,12 +20,9 @@ type results struct {
 	mu      sync.Mutex
 	entries map[envref.Env]*resultEntry
 	opts    []render.Option // the rendering limits
-	// parses keeps each environment's parsed source files, so that loading parses only the
-	// files a push changed; forgotten with the environment's entry.
-	parses map[envref.Env]*scheduling.ParseCache
-	// trees keeps what reading each environment's sources from git found, so that a source
-	// whose tree did not change is not read again; forgotten with the environment's entry.
-	trees map[envref.Env]*gitsource.Cache
+	// loads keeps, for each environment, what loading its sources found, so that the next
+	// load reads and parses only what a push changed; forgotten with the environment's entry.
+	loads map[envref.Env]*loadCaches
 }
 
 // resultEntry is an environment rendered from the sources it names, with the git form of
@@ -37,32 +34,25 @@ type resultEntry struct {
 }
 
 func newResults() *results {
-	return &results{entries: map[envref.Env]*resultEntry{}, parses: map[envref.Env]*scheduling.ParseCache{},
-		trees: map[envref.Env]*gitsource.Cache{}}
+	return &results{entries: map[envref.Env]*resultEntry{}, loads: map[envref.Env]*loadCaches{}}
 }
 
-// parseCache returns env's cache of parsed source files, made on first use.
-func (c *results) parseCache(env envref.Env) *scheduling.ParseCache {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := c.parses[env]
-	if p == nil {
-		p = scheduling.NewParseCache()
-		c.parses[env] = p
-	}
-	return p
+// loadCaches is what loading an environment's sources keeps for the next load.
+type loadCaches struct {
+	trees  *gitsource.Cache       // what reading the sources from git found
+	parses *scheduling.ParseCache // the source files parsed
 }
 
-// treeCache returns env's cache of what reading its sources from git found, made on first use.
-func (c *results) treeCache(env envref.Env) *gitsource.Cache {
+// loadCaches returns env's caches of what loading its sources found, made on first use.
+func (c *results) loadCaches(env envref.Env) *loadCaches {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.trees[env]
-	if t == nil {
-		t = gitsource.NewCache()
-		c.trees[env] = t
+	l := c.loads[env]
+	if l == nil {
+		l = &loadCaches{trees: gitsource.NewCache(), parses: scheduling.NewParseCache()}
+		c.loads[env] = l
 	}
-	return t
+	return l
 }
 
 // render computes env's result for snap from the entry of env, when there is one, and keeps
@@ -125,6 +115,5 @@ func (c *results) drop(env envref.Env) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, env)
-	delete(c.parses, env)
-	delete(c.trees, env)
+	delete(c.loads, env)
 }

@@ -165,20 +165,18 @@ func (r *Reconciler) snapshot(ctx context.Context, env envref.Env, token string)
 func (r *Reconciler) snapshotAt(ctx context.Context, env envref.Env, token string, main plumbing.Hash) (*scheduling.Snapshot, error) {
 	// The environment as pinned: its sources change a little at each push, so what was read and
 	// parsed of them last time is kept (another main commit is read from scratch).
-	var trees *gitsource.Cache
+	caches := &loadCaches{}
 	if main.IsZero() {
-		trees = r.results.treeCache(env)
-		defer trees.Sweep()
+		caches = r.results.loadCaches(env)
+		defer caches.trees.Sweep()
 	}
-	in, errs, err := r.inputs(ctx, env, token, main, trees)
+	in, errs, err := r.inputs(ctx, env, token, main, caches.trees)
 	if err != nil {
 		return nil, err
 	}
 	in.Policy = r.policy
 	in.Seniority = r.seniority(env.ControlPlane, in)
-	if main.IsZero() {
-		in.Cache = r.results.parseCache(env)
-	}
+	in.Cache = caches.parses
 	snap := scheduling.Load(in) // reads workload repositories, each under its own lock
 	snap.Errors = append(errs, snap.Errors...).Sorted()
 	return snap, nil
