@@ -56,7 +56,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	spec := fleet.DefaultSpec()
 	var runs int
 	var asJSON, endToEnd bool
-	fs := newFlagSet("bench", "[--cluster-types N] [--workloads N] [--targets-per-workload N] [--configs N] [--policies N] [--runs N] [--json]",
+	fs := newFlagSet("bench", "[--cluster-types N] [--workloads N] [--targets-per-workload N] [--configs N] [--policies N] [--runs N] [--end-to-end=false] [--json]",
 		"Generates a synthetic control plane in memory (the sample's templates, cluster types alternating\n"+
 			"between arc-flux and argocd, label-matched platform configs, policies that together assign every\n"+
 			"deployment target to every cluster type), then loads, schedules and renders it and applies the result\n"+
