@@ -56,6 +56,7 @@ func TestBenchJSONOnATinyFleet(t *testing.T) {
 	require.True(t, ok, "end_to_end is an object")
 	require.Positive(t, e2e["full_seconds"])
 	require.Positive(t, e2e["full_load_seconds"])
+	require.GreaterOrEqual(t, e2e["full_cpu_seconds"], 0.0, "CPU time may be below the clock's resolution on a tiny fleet")
 	e2eChanges, ok := e2e["changes"].([]any)
 	require.True(t, ok, "end_to_end.changes is a list")
 	var names []string
@@ -65,6 +66,7 @@ func TestBenchJSONOnATinyFleet(t *testing.T) {
 			require.Positive(t, c[field], "%s of %s", field, c["change"])
 		}
 		require.InDelta(t, c["seconds"].(float64)/e2e["full_seconds"].(float64), c["ratio"], 1e-9)
+		require.InDelta(t, c["cpu_seconds"].(float64)/max(e2e["full_cpu_seconds"].(float64), 1e-9), c["cpu_ratio"], 1e-9)
 		names = append(names, c["change"].(string))
 	}
 	require.Equal(t, changes, names, "the same changes, end to end")
