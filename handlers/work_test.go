@@ -62,8 +62,8 @@ func TestPushWork(t *testing.T) {
 			require.Equal(t, tc.want, f.lines())
 		})
 	}
-	require.True(t, declaresEnvironments(pushEvent(stranger, "refs/heads/main", "s1", ".environments/dev.yaml")))
-	require.False(t, declaresEnvironments(pushEvent(stranger, "refs/heads/main", "s1", "README.md")))
+	require.True(t, declaresEnvironments(payload(t, pushEvent(stranger, "refs/heads/main", "s1", ".environments/dev.yaml"))))
+	require.False(t, declaresEnvironments(payload(t, pushEvent(stranger, "refs/heads/main", "s1", "README.md"))))
 }
 
 // A burst of pushes to one branch while the work waits is one reconcile per environment,

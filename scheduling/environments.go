@@ -93,6 +93,24 @@ func FindBaseRepo(env Source) (file, commit string, ok bool) {
 	return "", "", false
 }
 
+// MainPin is FindBaseRepo for one file of an environment branch: the commit the first
+// BaseRepo "main" of the file pins, and whether the file declares one. FindBaseRepo's answer is
+// that of the first file, in SelectFiles order, that declares one.
+func MainPin(name string, data []byte) (commit string, ok bool) {
+	if !mayHold(KindBaseRepo)(data) {
+		return "", false
+	}
+	var objs objects
+	var errs Errors
+	parseFileUntil(name, data, &objs, &errs, func() bool { return false })
+	for _, b := range objs.baseRepos {
+		if b.Name == "main" {
+			return b.Spec.Commit, true
+		}
+	}
+	return "", false
+}
+
 // GuardOf returns the parsed guard of the named environment, nil without one. LoadEnvironments
 // has already reported its errors.
 func GuardOf(envs []*Environment, name string) *Limits {

@@ -85,7 +85,7 @@ func Load(in Inputs) *Snapshot {
 	} else {
 		bySeniority(objs.workloads, in.Seniority)
 	}
-	assemble(snap, &objs, l.pol)
+	assemble(snap, &objs, l.pol, l.checks)
 	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
 	return snap
 }
@@ -193,7 +193,7 @@ var setKinds = map[string]bool{KindClusterType: true, KindSchedulingPolicy: true
 	KindWorkloadRegistration: true, KindDeploymentTarget: true, KindGitOpsRepo: true, KindBaseRepo: true}
 
 // assemble de-duplicates the objects, derives deployment targets and fills the snapshot.
-func assemble(snap *Snapshot, objs *objects, pol Policy) {
+func assemble(snap *Snapshot, objs *objects, pol Policy, checks map[*Workload]*targetChecks) {
 	snap.ClusterTypes = sortByName(dedupe(objs.clusterTypes, &snap.Errors))
 	for _, t := range dedupe(objs.templates, &snap.Errors) {
 		snap.Templates[t.Name] = t
@@ -202,7 +202,7 @@ func assemble(snap *Snapshot, objs *objects, pol Policy) {
 	snap.ConfigMaps = sortByName(dedupe(objs.configMaps, &snap.Errors))
 	snap.ConfigSchemas = sortByName(dedupe(objs.schemas, &snap.Errors))
 	snap.Workloads = dedupe(objs.workloads, &snap.Errors)
-	snap.Targets = deploymentTargets(snap, objs.targets, pol)
+	snap.Targets = deploymentTargets(snap, objs.targets, pol, checks)
 	snap.Broken = objs.broken
 	snap.UnusableTemplates = objs.unusableTemplates
 	validatePolicies(snap)
@@ -218,11 +218,12 @@ func assemble(snap *Snapshot, objs *objects, pol Policy) {
 }
 
 // deploymentTargets derives this environment's targets from the workloads, as the reference's
-// Workload controller does, and adds the ones written directly.
-func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy) []*DeploymentTarget {
+// Workload controller does, and adds the ones written directly. A workload copied from a parse
+// cache has its targets checked once (checks).
+func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy, checks map[*Workload]*targetChecks) []*DeploymentTarget {
 	var out []*DeploymentTarget
 	for _, w := range snap.Workloads {
-		bad := validateTargets(w, &snap.Errors, pol)
+		bad := checks[w].validate(w, &snap.Errors, pol)
 		for i, t := range w.Spec.DeploymentTargets {
 			if bad[i] {
 				snap.Incomplete = true // the target may exist under a name we cannot read

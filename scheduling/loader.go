@@ -22,7 +22,8 @@ type loader struct {
 	// load's, which replace them when it ends (stop).
 	cache  *ParseCache
 	parsed map[string]*parsedFile
-	misses int // files parsed, not found in the cache
+	checks map[*Workload]*targetChecks // the checks of the workloads copied from the cache
+	misses int                         // files parsed, not found in the cache
 }
 
 // mayHold tells whether a file may hold an object of a kind: it names the kind, or has an
@@ -50,7 +51,7 @@ func (l *loader) stop() {
 // withCache makes the loader parse only the files that cache does not hold (nil: every file).
 func (l *loader) withCache(cache *ParseCache) *loader {
 	if cache != nil {
-		l.cache, l.parsed = cache, map[string]*parsedFile{}
+		l.cache, l.parsed, l.checks = cache, map[string]*parsedFile{}, map[*Workload]*targetChecks{}
 	}
 	return l
 }
@@ -85,7 +86,7 @@ func (l *loader) source(src Source, dir string, objs *objects) bool {
 		key, cached := l.cacheKey(src.FS, display, f.Path)
 		if p := l.cache.get(key); cached && p != nil {
 			l.parsed[key] = p
-			p.addTo(objs, l.errs)
+			p.addTo(objs, l.errs, l.checks)
 			continue
 		}
 		data, err := fs.ReadFile(src.FS, f.Path)
@@ -128,10 +129,15 @@ func (l *loader) parse(display string, data []byte, objs *objects, key string, c
 	l.misses++
 	p := &parsedFile{}
 	if !parseFileUntil(display, data, &p.objs, &p.errs, l.expired.Load) {
-		p.addTo(objs, l.errs)
+		p.checks = nil // not kept: checked as any other
+		p.addTo(objs, l.errs, l.checks)
 		return false
 	}
 	l.parsed[key] = p
-	p.addTo(objs, l.errs)
+	p.checks = make([]*targetChecks, len(p.objs.workloads))
+	for i := range p.checks {
+		p.checks[i] = &targetChecks{}
+	}
+	p.addTo(objs, l.errs, l.checks)
 	return true
 }

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"maps"
+	"slices"
 	"sync"
 )
 
@@ -47,6 +48,45 @@ func (c *ParseCache) Misses() int {
 type parsedFile struct {
 	objs objects
 	errs Errors
+	// checks keeps, for each of its workloads, what checking its deployment targets found,
+	// shared by the copies loads take.
+	checks []*targetChecks
+}
+
+// targetChecks is what validateTargets found of a workload as parsed: the same for every copy
+// of it, as it depends only on the workload's spec, name, position and field lines, and on the
+// policy's manifest hosts.
+type targetChecks struct {
+	mu    sync.Mutex
+	done  bool
+	hosts []string
+	errs  Errors
+	bad   map[int]bool
+}
+
+// validate returns validateTargets of w, a copy of the workload c was made for, adding copies
+// of its errors to errs: found once per policy's manifest hosts (nil c: found each time).
+func (c *targetChecks) validate(w *Workload, errs *Errors, pol Policy) map[int]bool {
+	if c == nil {
+		return validateTargets(w, errs, pol)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.done || !slices.Equal(c.hosts, pol.ManifestHosts) {
+		var found Errors
+		c.bad = validateTargets(w, &found, pol)
+		c.errs, c.hosts, c.done = found, slices.Clone(pol.ManifestHosts), true
+	}
+	copyErrors(c.errs, errs)
+	return c.bad
+}
+
+// copyErrors adds a copy of each error of from to errs.
+func copyErrors(from Errors, errs *Errors) {
+	for _, e := range from {
+		c := *e
+		*errs = append(*errs, &c)
+	}
 }
 
 // get returns the file parsed under key, if any (none without a cache).
@@ -71,16 +111,20 @@ func (c *ParseCache) keep(files map[string]*parsedFile, misses int) {
 func cacheKey(display, hash string) string { return display + "\x00" + hash }
 
 // addTo adds a copy of the file's objects and errors to a load's, so that what the load
-// changes afterwards (a workload's labels and registration) never reaches the cache.
-func (p *parsedFile) addTo(objs *objects, errs *Errors) {
-	objs.merge(p.objs.clone())
-	for _, e := range p.errs {
-		c := *e
-		*errs = append(*errs, &c)
+// changes afterwards (a workload's labels and registration) never reaches the cache; checks
+// gets the checks of each copied workload.
+func (p *parsedFile) addTo(objs *objects, errs *Errors, checks map[*Workload]*targetChecks) {
+	c := p.objs.clone()
+	for i, w := range c.workloads {
+		if i < len(p.checks) {
+			checks[w] = p.checks[i]
+		}
 	}
+	objs.merge(c)
+	copyErrors(p.errs, errs)
 }
 
-// clone copies every object, with its own labels and field lines; specs are shared, as nothing
+// clone copies every object, with its own labels; specs and field lines are shared, as nothing
 // changes them after decoding.
 func (o *objects) clone() *objects {
 	return &objects{
@@ -95,6 +139,7 @@ func (o *objects) clone() *objects {
 		policies:          cloneAll(o.policies),
 		schemas:           cloneAll(o.schemas),
 		configMaps:        cloneAll(o.configMaps),
+		freezes:           cloneAll(o.freezes),
 		broken:            cloneAll(o.broken),
 		unusableTemplates: cloneAll(o.unusableTemplates),
 		foreign:           cloneAll(o.foreign),
@@ -115,8 +160,7 @@ func cloneAll[T any, P interface {
 		c := P(new(T))
 		*c = *x
 		o := c.obj()
-		o.Labels = maps.Clone(o.Labels)
-		o.lines = maps.Clone(o.lines)
+		o.Labels = maps.Clone(o.Labels) // field lines are shared: nothing changes them after decoding
 		out[i] = c
 	}
 	return out

@@ -84,14 +84,28 @@ type Refuser interface {
 	Refused() error
 }
 
+// FileSelector is implemented by a file system that selects its files itself, as SelectFiles
+// does (e.g. once for a tree that does not change).
+type FileSelector interface {
+	SelectFiles(dir string, pol Policy) ([]SourceFile, error)
+}
+
 // SelectFiles lists the files that loading reads below dir of fsys — every .yaml and .yml
 // file, in path order, except those matched by the `.sourceignore` at the root of fsys, as
 // Flux does — with their sizes, without reading them. It checks the limits of the policy
 // (unset ones at their defaults) against all of them together, each path counted even when
 // several name the same content (a file above MaxFileBytes is never read, and counts only as a
 // file); a breach is a *SourceLimitError and nothing may be read. A file system that already
-// refused the source (a Refuser) gives its own reason.
+// refused the source (a Refuser) gives its own reason; a FileSelector selects its files itself.
 func SelectFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
+	if s, ok := fsys.(FileSelector); ok {
+		return s.SelectFiles(dir, pol)
+	}
+	return WalkFiles(fsys, dir, pol)
+}
+
+// WalkFiles is SelectFiles walking the folders of fsys, for a FileSelector to use.
+func WalkFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 	if r, ok := fsys.(Refuser); ok {
 		if err := r.Refused(); err != nil {
 			return nil, err

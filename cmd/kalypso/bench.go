@@ -38,6 +38,8 @@ type benchResult struct {
 	// CacheHeapBytes is the live heap, after a collection, while the last result and its
 	// snapshot are kept for the next change: what the app keeps per environment.
 	CacheHeapBytes uint64 `json:"cache_heap_bytes"`
+	// EndToEnd is the changes measured with the sources held in git (nil with --end-to-end=false).
+	EndToEnd *endToEndResult `json:"end_to_end,omitempty"`
 }
 
 // incrementalResult is one change rendered incrementally.
@@ -53,8 +55,8 @@ type incrementalResult struct {
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	spec := fleet.DefaultSpec()
 	var runs int
-	var asJSON bool
-	fs := newFlagSet("bench", "[--cluster-types N] [--workloads N] [--targets-per-workload N] [--configs N] [--policies N] [--runs N] [--json]",
+	var asJSON, endToEnd bool
+	fs := newFlagSet("bench", "[--cluster-types N] [--workloads N] [--targets-per-workload N] [--configs N] [--policies N] [--runs N] [--end-to-end=false] [--json]",
 		"Generates a synthetic control plane in memory (the sample's templates, cluster types alternating\n"+
 			"between arc-flux and argocd, label-matched platform configs, policies that together assign every\n"+
 			"deployment target to every cluster type), then loads, schedules and renders it and applies the result\n"+
@@ -64,13 +66,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			"result as the app does (render.Incremental): a platform config of one cluster type, one workload,\n"+
 			"a template used by every tenth cluster type, a policy that stops and then again starts selecting a\n"+
 			"workload. Prints for each its time (best of --runs, loading not included), the assignments rendered\n"+
-			"and the ratio to the full render (schedule + render), and the heap kept for the next change.", stderr)
+			"and the ratio to the full render (schedule + render), and the heap kept for the next change.\n\n"+
+			"Then (unless --end-to-end=false) commits the fleet into go-git memory repositories, as the app holds its\n"+
+			"sources, and measures a full run from git (loading every source from scratch, scheduling, rendering)\n"+
+			"and each change end to end: committed, loaded through the source and parse caches of the previous\n"+
+			"load as the app loads a push, scheduled and rendered from the previous result; prints each one's time\n"+
+			"(best of --runs, each from the state before the change) and its ratio to the full run. The peak RSS\n"+
+			"above is measured before this part.", stderr)
 	fs.IntVar(&spec.ClusterTypes, "cluster-types", spec.ClusterTypes, "number of cluster types")
 	fs.IntVar(&spec.Workloads, "workloads", spec.Workloads, "number of workloads, each registered from its own repository")
 	fs.IntVar(&spec.TargetsPerWorkload, "targets-per-workload", spec.TargetsPerWorkload, "deployment targets of each workload")
 	fs.IntVar(&spec.Configs, "configs", spec.Configs, "platform-config ConfigMaps (one environment-wide, the others matched by region, size or cluster type)")
 	fs.IntVar(&spec.Policies, "policies", spec.Policies, "scheduling policies, splitting the targets by workload label and the cluster types by label")
 	fs.IntVar(&runs, "runs", 3, "how many times to measure; the fastest run is reported")
+	fs.BoolVar(&endToEnd, "end-to-end", true, "then measure the changes end to end, with the sources held in git as the app holds them")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object instead of text")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -79,7 +88,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kalypso bench: %v\n", err)
 		return 2
 	}
-	res, err := bench(ctx, spec, runs)
+	res, err := bench(ctx, spec, runs, endToEnd)
 	if err != nil {
 		fmt.Fprintf(stderr, "kalypso bench: %v\n", err)
 		return 1
@@ -110,7 +119,7 @@ func checkBenchFlags(spec fleet.Spec, runs int) error {
 
 // bench generates the fleet once and keeps the fastest of runs measurements, then measures
 // the incremental changes.
-func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) {
+func bench(ctx context.Context, spec fleet.Spec, runs int, endToEnd bool) (benchResult, error) {
 	f := fleet.New(spec)
 	if _, err := f.AddCanary(10); err != nil {
 		return benchResult{}, err
@@ -138,8 +147,14 @@ func bench(ctx context.Context, spec fleet.Spec, runs int) (benchResult, error) 
 	best.CacheHeapBytes = liveHeap()
 	runtime.KeepAlive(kept)
 	best.Configs, best.Policies, best.Runs = spec.Configs, spec.Policies, runs
-	best.PeakRSSBytes = procstat.PeakRSS()
+	best.PeakRSSBytes = procstat.PeakRSS() // of the measurements above, before the sources are put in git
 	best.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	if endToEnd {
+		last, kept = nil, nil
+		if best.EndToEnd, err = benchEndToEnd(ctx, spec, runs); err != nil {
+			return best, fmt.Errorf("end to end: %w", err)
+		}
+	}
 	return best, nil
 }
 
@@ -251,4 +266,5 @@ func printBench(w io.Writer, r benchResult) {
 		fmt.Fprintf(w, "  %-40s %8.4fs  %6d rendered  %5d removed  %6.2f%%\n", c.Change, c.Seconds, c.AssignmentsRendered, c.AssignmentsRemoved, 100*c.Ratio)
 	}
 	fmt.Fprintf(w, "kept heap:    %.1f MiB (the last result and its snapshot)\n", float64(r.CacheHeapBytes)/(1<<20))
+	printEndToEnd(w, r.EndToEnd, r.Runs)
 }

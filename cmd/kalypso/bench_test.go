@@ -51,6 +51,25 @@ func TestBenchJSONOnATinyFleet(t *testing.T) {
 	require.EqualValues(t, 0, rendered(3), "assignments are only removed")
 	require.EqualValues(t, 4, inc[3].(map[string]any)["assignments_removed"])
 	require.EqualValues(t, 4, rendered(4))
+
+	e2e, ok := got["end_to_end"].(map[string]any)
+	require.True(t, ok, "end_to_end is an object")
+	require.Positive(t, e2e["full_seconds"])
+	require.Positive(t, e2e["full_load_seconds"])
+	require.GreaterOrEqual(t, e2e["full_cpu_seconds"], 0.0, "CPU time may be below the clock's resolution on a tiny fleet")
+	e2eChanges, ok := e2e["changes"].([]any)
+	require.True(t, ok, "end_to_end.changes is a list")
+	var names []string
+	for _, item := range e2eChanges {
+		c := item.(map[string]any)
+		for _, field := range []string{"seconds", "load_seconds", "render_seconds", "ratio"} {
+			require.Positive(t, c[field], "%s of %s", field, c["change"])
+		}
+		require.InDelta(t, c["seconds"].(float64)/e2e["full_seconds"].(float64), c["ratio"], 1e-9)
+		require.InDelta(t, c["cpu_seconds"].(float64)/max(e2e["full_cpu_seconds"].(float64), 1e-9), c["cpu_ratio"], 1e-9)
+		names = append(names, c["change"].(string))
+	}
+	require.Equal(t, changes, names, "the same changes, end to end")
 }
 
 func TestBenchTextAndBadFlags(t *testing.T) {
@@ -61,6 +80,12 @@ func TestBenchTextAndBadFlags(t *testing.T) {
 	require.Contains(t, stdout, "incremental (from the previous result")
 	require.Contains(t, stdout, "one workload edit")
 	require.Contains(t, stdout, "kept heap:")
+	require.Contains(t, stdout, "end to end (sources in go-git memory storage")
+
+	code, stdout, stderr = runCLI(t, "bench", "--cluster-types", "2", "--workloads", "1", "--targets-per-workload", "1", "--runs", "1", "--end-to-end=false")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "kept heap:")
+	require.NotContains(t, stdout, "end to end")
 
 	code, _, stderr = runCLI(t, "bench", "--runs", "0")
 	require.Equal(t, 2, code)

@@ -28,5 +28,7 @@
 // Webhooks are sent synchronously by default: a REST call that changes
 // state returns after the App's webhook handler answered. An App that
 // holds a lock while it calls the API and needs the same lock in its
-// webhook handler should use SetWebhookMode(WebhooksAsync).
+// webhook handler should use SetWebhookMode(WebhooksAsync). As GitHub, it
+// never sends a payload over 25 MB (MaxWebhookPayloadBytes): the event is
+// recorded as a delivery in state DeliveryTooLarge, and not sent.
 package githubsim

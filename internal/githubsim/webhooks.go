@@ -37,7 +37,13 @@ const (
 	DeliveryPending   DeliveryState = "pending"    // waiting for the async sender
 	DeliveryDropped   DeliveryState = "dropped"    // lost on purpose (DropWebhooks)
 	DeliveryNoWebhook DeliveryState = "no_webhook" // no webhook URL was set
+	DeliveryTooLarge  DeliveryState = "too_large"  // over MaxWebhookPayloadBytes: never sent
 )
+
+// MaxWebhookPayloadBytes is GitHub's cap on webhook payloads (25 MB): GitHub does not deliver a
+// larger payload at all. The simulator records such an event as a delivery in state
+// DeliveryTooLarge, without its body, and never sends it (nor redelivers it).
+const MaxWebhookPayloadBytes = 25 << 20
 
 // hookEvent is a webhook payload ready to be delivered.
 type hookEvent struct {
@@ -183,6 +189,11 @@ func (s *Server) Redeliver(id string) (Delivery, error) {
 	if found == nil {
 		return Delivery{}, fmt.Errorf("githubsim: no delivery %s", id)
 	}
+	if found.State == DeliveryTooLarge {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return copyDelivery(found), fmt.Errorf("githubsim: delivery %s was never sent: %s", id, found.Error)
+	}
 	b.send(found)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -217,6 +228,12 @@ func (b *hookBus) record(e *hookEvent) *Delivery {
 		return nil
 	}
 	d := &Delivery{ID: newGUID(), Event: e.event, Action: e.action, Body: e.body, URL: b.url, At: b.now()}
+	if len(e.body) > MaxWebhookPayloadBytes {
+		d.Body, d.Header, d.State = nil, http.Header{}, DeliveryTooLarge
+		d.Error = fmt.Sprintf("payload of %d bytes is over GitHub's cap of %d bytes: not delivered", len(e.body), MaxWebhookPayloadBytes)
+		b.log = append(b.log, d)
+		return nil
+	}
 	d.Header = b.headers(d)
 	b.log = append(b.log, d)
 	return d

@@ -127,3 +127,29 @@ func TestPayloadTemplatesParse(t *testing.T) {
 	}
 	require.Equal(t, 18, n)
 }
+
+// A payload over GitHub's 25 MB cap is not delivered, nor redelivered: it is recorded as such,
+// and the deliveries after it are sent as usual.
+func TestPayloadsOverTheCapAreNotDelivered(t *testing.T) {
+	f := newFixture(t)
+	huge := strings.Repeat("m", MaxWebhookPayloadBytes+1) // the commit's message: the payload is larger
+	_, err := f.sim.CommitFiles(testOwner, testRepo, "huge", map[string]*string{"a": ptr("a")}, huge)
+	require.NoError(t, err)
+	ds := f.sim.Deliveries()
+	tooLarge := ds[len(ds)-1]
+	require.Equal(t, DeliveryTooLarge, tooLarge.State)
+	require.Equal(t, "push", tooLarge.Event)
+	require.Zero(t, tooLarge.Attempts)
+	require.Nil(t, tooLarge.Body, "the payload is not kept")
+	require.Contains(t, tooLarge.Error, "not delivered")
+	require.Empty(t, f.hooks.all(), "nothing was sent")
+
+	again, err := f.sim.Redeliver(tooLarge.ID)
+	require.ErrorContains(t, err, "never sent")
+	require.Equal(t, DeliveryTooLarge, again.State)
+	require.Empty(t, f.hooks.all(), "nor sent again")
+
+	f.branch(t, "small", map[string]*string{"b": ptr("b")})
+	require.Len(t, f.hooks.all(), 1)
+	require.Equal(t, "refs/heads/small", f.hooks.all()[0].payload.(*github.PushEvent).GetRef())
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -34,7 +35,7 @@ type entry struct {
 // from the sizes in the objects' headers before any file is read: when those files breach the
 // limits (options Limits or MaxFileBytes, the defaults otherwise), none is read and the FS
 // reports the breach; a file above the file size limit is left unread. Options narrow it to a
-// folder.
+// folder; WithCache reads through a Cache, at the cost of what changed since its last reads.
 func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, error) {
 	var o treeOptions
 	for _, opt := range opts {
@@ -44,32 +45,72 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", commit, err)
 	}
-	tree, err := c.Tree()
+	key, under, err := sourceOf(repo, c.TreeHash, &o)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	entries, err := listTree(repo, tree, &o)
+	if t, ok := lookup(o.cache, (*Cache).sourcesPart, key); ok {
+		o.cache.note(countReused)
+		return t, nil
+	}
+	out, err := readSource(repo, key, under, &o)
 	if err != nil {
 		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	out := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, hashes: map[string]plumbing.Hash{}}
+	store(o.cache, (*Cache).sourcesPart, key, out, countRead)
+	return out, nil
+}
+
+// sourceOf finds what TreeFS reads of the tree of hash root: its key, and the entry of the
+// folder read (nil when there is none, or for the whole tree).
+func sourceOf(repo *git.Repository, root plumbing.Hash, o *treeOptions) (sourceKey, *object.TreeEntry, error) {
+	key := sourceKey{tree: root, under: o.under, root: o.root, limits: limitsOf(o.policy)}
+	ignore, err := find(repo, root, o.ignoreFile())
+	if err != nil {
+		return key, nil, err
+	}
+	if ignore != nil && ignore.Mode.IsFile() {
+		key.ignore = ignore.Hash
+	}
+	if o.under == "" {
+		return key, nil, nil
+	}
+	under, err := find(repo, root, o.under)
+	if err != nil {
+		return key, nil, err
+	}
+	key.tree = plumbing.ZeroHash
+	if under != nil {
+		key.tree = under.Hash
+	}
+	return key, under, nil
+}
+
+// readSource reads what TreeFS reads of the source of key.
+func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (treeFS, error) {
+	entries, err := listSource(repo, key, under, o)
+	if err != nil {
+		return treeFS{}, err
+	}
+	out := newTreeFS()
 	for name, e := range entries {
 		out.MapFS[name] = &fstest.MapFile{Mode: 0o644}
 		out.large[name] = e.size
 	}
 	if ignore, ok := entries[o.ignoreFile()]; ok && scheduling.CheckFileSize(ignore.size, o.policy) == nil {
-		if err := out.read(repo, entries, o.ignoreFile()); err != nil {
-			return nil, err
+		if err := out.read(repo, o.cache, entries, o.ignoreFile()); err != nil {
+			return treeFS{}, err
 		}
 	}
-	selected, err := scheduling.SelectFiles(out.sourceRoot(o.root), o.relativeUnder(), o.policy)
+	selected, err := out.selectWhileMade(o.root, o.relativeUnder(), o.policy)
 	var limit *scheduling.SourceLimitError
 	switch {
 	case errors.As(err, &limit):
 		out.refused = err // every file stays listed, unread, with its size
+		out.remember(o, nil, err)
 		return out, nil
 	case err != nil:
-		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		return treeFS{}, err
 	}
 	keep := map[string]bool{o.ignoreFile(): true}
 	for _, f := range selected {
@@ -78,8 +119,8 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 		if scheduling.CheckFileSize(f.Size, o.policy) != nil {
 			continue // listed with its real size, unread
 		}
-		if err := out.read(repo, entries, name); err != nil {
-			return nil, err
+		if err := out.read(repo, o.cache, entries, name); err != nil {
+			return treeFS{}, err
 		}
 	}
 	for name := range entries {
@@ -88,56 +129,81 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 			delete(out.large, name)
 		}
 	}
+	out.remember(o, selected, nil)
 	return out, nil
 }
 
-// listTree lists the wanted files of a tree with their sizes, without reading them.
-func listTree(repo *git.Repository, tree *object.Tree, o *treeOptions) (map[string]entry, error) {
+// listSource lists the wanted files of a source with their sizes, without reading them: the
+// files below the folder read (the tree of key, through the cache) and the .sourceignore that
+// applies.
+func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (map[string]entry, error) {
 	entries := map[string]entry{}
-	w := object.NewTreeWalker(tree, true, nil)
-	defer w.Close()
-	for {
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			return entries, nil
-		}
+	switch {
+	case o.under == "":
+		l, err := listHash(repo, o.cache, key.tree, 0)
 		if err != nil {
 			return nil, err
 		}
-		if !e.Mode.IsFile() || !wanted(name) || !o.wants(name) {
-			continue
-		}
-		size, err := repo.Storer.EncodedObjectSize(e.Hash)
+		l.addTo(entries, "")
+	case under == nil:
+	case under.Mode == filemode.Dir:
+		l, err := listHash(repo, o.cache, key.tree, 0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
-		entries[name] = entry{hash: e.Hash, size: size}
+		l.addTo(entries, o.under+"/")
+	case under.Mode.IsFile() && wanted(o.under): // a folder that is a file: that file alone
+		size, err := blobSize(repo, o.cache, under.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.under, err)
+		}
+		entries[o.under] = entry{hash: under.Hash, size: size}
 	}
+	if !key.ignore.IsZero() {
+		if _, ok := entries[o.ignoreFile()]; !ok {
+			size, err := blobSize(repo, o.cache, key.ignore)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", o.ignoreFile(), err)
+			}
+			entries[o.ignoreFile()] = entry{hash: key.ignore, size: size}
+		}
+	}
+	return entries, nil
 }
 
-// read reads one listed file into the FS (nothing when it is not listed).
-func (t treeFS) read(repo *git.Repository, entries map[string]entry, name string) error {
+// read reads one listed file into the FS (nothing when it is not listed), through the cache:
+// a blob read before is not read again.
+func (t treeFS) read(repo *git.Repository, c *Cache, entries map[string]entry, name string) error {
 	e, ok := entries[name]
 	if !ok {
 		return nil
 	}
-	blob, err := repo.BlobObject(e.hash)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	r, err := blob.Reader()
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, e.size))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+	data, ok := lookup(c, (*Cache).blobsPart, e.hash)
+	if !ok {
+		var err error
+		if data, err = readBlob(repo, e); err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		store(c, (*Cache).blobsPart, e.hash, data, countBlob)
 	}
 	t.MapFS[name] = &fstest.MapFile{Data: data, Mode: 0o644}
 	t.hashes[name] = e.hash
 	delete(t.large, name)
 	return nil
+}
+
+// readBlob reads a blob's content, at most its listed size.
+func readBlob(repo *git.Repository, e entry) ([]byte, error) {
+	blob, err := repo.BlobObject(e.hash)
+	if err != nil {
+		return nil, err
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, e.size))
 }
 
 // Resolve finds the commit a branch name, tag, remote branch or hash refers to.

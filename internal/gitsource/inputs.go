@@ -113,7 +113,7 @@ func dirPrefix(dir string) string {
 // pinnedMain returns main at the commit the environment's BaseRepo "main" pins (HEAD when unpinned).
 func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash, opts []Option) (scheduling.Source, error) {
 	commit := head
-	if pin := scheduling.PinnedCommit(env); pin != "" {
+	if pin := pinnedCommit(env, cacheOf(opts)); pin != "" {
 		h, err := Resolve(repo, pin)
 		if err != nil {
 			return scheduling.Source{}, &MissingCommitError{Commit: pin, PinnedBy: env.Name, Err: err}
@@ -121,6 +121,15 @@ func pinnedMain(repo *git.Repository, env scheduling.Source, head plumbing.Hash,
 		commit = h
 	}
 	return mainAt(repo, commit, opts)
+}
+
+// cacheOf is the cache options read through (nil: none).
+func cacheOf(opts []Option) *Cache {
+	var o treeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.cache
 }
 
 func mainAt(repo *git.Repository, commit plumbing.Hash, opts []Option) (scheduling.Source, error) {

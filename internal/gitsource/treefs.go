@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -23,6 +24,7 @@ type treeOptions struct {
 	under  string            // only files below this folder ("" is the whole tree)
 	root   string            // the folder the source is: its .sourceignore applies ("" is the tree's root)
 	policy scheduling.Policy // the limits of one source
+	cache  *Cache            // what earlier reads found (nil: none)
 }
 
 // Under reads only the files below dir, as a workload source of that folder is read: the
@@ -66,12 +68,72 @@ func (o *treeOptions) relativeUnder() string {
 	return rel
 }
 
-// treeFS is the files read from a tree, with the ones too large to read.
+// treeFS is the files read from a tree, with the ones too large to read. It never changes once
+// made, so that a Cache hands the same one to every read of the same tree: what is derived from
+// it (the files a load selects, its folders) is kept with it.
 type treeFS struct {
 	fstest.MapFS
 	large   map[string]int64         // path → size of files left unread
 	refused error                    // why no file of the source was read (a breach of its limits)
 	hashes  map[string]plumbing.Hash // path → blob of the files read
+	memo    *treeMemo
+}
+
+func newTreeFS() treeFS {
+	return treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, hashes: map[string]plumbing.Hash{}, memo: &treeMemo{}}
+}
+
+// treeMemo keeps what was derived from a treeFS.
+type treeMemo struct {
+	mu       sync.Mutex
+	selected map[selectKey]selection
+	subs     map[string]fs.FS
+	dirs     dirIndex
+	pin      *string // the commit BaseRepo "main" pins, once found
+}
+
+// ReadDir implements fs.ReadDirFS from an index of the folders, made once per tree.
+func (t treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if t.memo == nil { // being made
+		return t.MapFS.ReadDir(name)
+	}
+	t.memo.mu.Lock()
+	if t.memo.dirs == nil {
+		t.memo.dirs = indexDirs(t)
+	}
+	idx := t.memo.dirs
+	t.memo.mu.Unlock()
+	return idx.readDir(name)
+}
+
+type selectKey struct {
+	dir    string
+	limits limits
+}
+
+type selection struct {
+	files []scheduling.SourceFile
+	err   error
+}
+
+// SelectFiles implements scheduling.FileSelector: the files a load selects below dir, found
+// once per tree (the slice is shared: callers do not change it).
+func (t treeFS) SelectFiles(dir string, pol scheduling.Policy) ([]scheduling.SourceFile, error) {
+	k := selectKey{dir: dir, limits: limitsOf(pol)}
+	t.memo.mu.Lock()
+	if s, ok := t.memo.selected[k]; ok {
+		t.memo.mu.Unlock()
+		return s.files, s.err
+	}
+	t.memo.mu.Unlock()
+	files, err := scheduling.WalkFiles(t, dir, pol)
+	t.memo.mu.Lock()
+	defer t.memo.mu.Unlock()
+	if t.memo.selected == nil {
+		t.memo.selected = map[selectKey]selection{}
+	}
+	t.memo.selected[k] = selection{files: files, err: err}
+	return files, err
 }
 
 // FileHash implements scheduling.FileHasher: a file's blob hash.
@@ -86,13 +148,32 @@ func (t treeFS) FileHash(name string) (string, bool) {
 // Refused implements scheduling.Refuser.
 func (t treeFS) Refused() error { return t.refused }
 
-// sourceRoot is the FS below the source's root folder.
-func (t treeFS) sourceRoot(root string) fs.FS {
-	if root == "" {
-		return t
+// remember keeps what a load selects of t read with o (the selection made while t was made):
+// the files below the folder read, from the source's root folder (t's, or the folder t.Sub
+// gives for it).
+func (t treeFS) remember(o *treeOptions, files []scheduling.SourceFile, err error) {
+	src := t
+	if o.root != "" {
+		sub, _ := t.Sub(o.root)
+		src = sub.(treeFS)
 	}
-	sub, _ := t.Sub(root)
-	return sub
+	src.memo.mu.Lock()
+	defer src.memo.mu.Unlock()
+	if src.memo.selected == nil {
+		src.memo.selected = map[selectKey]selection{}
+	}
+	src.memo.selected[selectKey{dir: o.relativeUnder(), limits: limitsOf(o.policy)}] = selection{files: files, err: err}
+}
+
+// selectWhileMade is what a load selects below dir of the source rooted at root, while t is
+// being made (nothing is kept of it: files are still being read).
+func (t treeFS) selectWhileMade(root, dir string, pol scheduling.Policy) ([]scheduling.SourceFile, error) {
+	src := t
+	if root != "" {
+		src = t.sub(root)
+	}
+	src.memo = &treeMemo{dirs: indexDirs(src)} // thrown away: files are still being read
+	return scheduling.WalkFiles(src, dir, pol)
 }
 
 // Open implements fs.FS.
@@ -119,9 +200,26 @@ func (t treeFS) Stat(name string) (fs.FileInfo, error) {
 	return t.MapFS.Stat(name)
 }
 
-// Sub implements fs.SubFS so that sub-trees keep refusing large files.
+// Sub implements fs.SubFS so that sub-trees keep refusing large files. A folder is made once
+// per tree.
 func (t treeFS) Sub(dir string) (fs.FS, error) {
-	sub := treeFS{MapFS: fstest.MapFS{}, large: map[string]int64{}, refused: t.refused, hashes: map[string]plumbing.Hash{}}
+	t.memo.mu.Lock()
+	defer t.memo.mu.Unlock()
+	if sub, ok := t.memo.subs[dir]; ok {
+		return sub, nil
+	}
+	sub := t.sub(dir)
+	if t.memo.subs == nil {
+		t.memo.subs = map[string]fs.FS{}
+	}
+	t.memo.subs[dir] = sub
+	return sub, nil
+}
+
+// sub is the part of t below dir.
+func (t treeFS) sub(dir string) treeFS {
+	sub := newTreeFS()
+	sub.refused = t.refused
 	prefix := dir + "/"
 	for p, f := range t.MapFS {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
@@ -138,7 +236,7 @@ func (t treeFS) Sub(dir string) (fs.FS, error) {
 			sub.hashes[rest] = h
 		}
 	}
-	return sub, nil
+	return sub
 }
 
 func (t treeFS) refuse(op, name string) error {

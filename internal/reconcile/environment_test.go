@@ -80,6 +80,12 @@ func TestEnvironmentProposesThenConverges(t *testing.T) {
 	require.Equal(t, out.Commit, again.Commit, "no change, no commit")
 	require.Equal(t, []string{"OpenPullRequests"}, g.Methods(), "no change, no pull request update")
 	require.False(t, again.Render.Full, "only what changed is rendered again")
+	loaded := r.results.loadCaches(sampleDev)
+	require.Zero(t, loaded.parses.Misses(), "no source file is parsed again")
+	reads := loaded.trees.LastRound()
+	require.Zero(t, reads.SourcesRead, "no source is read again from git")
+	require.Zero(t, reads.BlobsRead)
+	require.Equal(t, 4, reads.SourcesReused, "the environment branch, main (its declarations, then as pinned) and the workload repository")
 
 	g.Reset()
 	s.remotes.SetHead(sampleGitOps, "dev", out.Commit) // the pull request is merged

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kalypso-gitops/kalypso/internal/envref"
 	"github.com/kalypso-gitops/kalypso/internal/gitops"
+	"github.com/kalypso-gitops/kalypso/internal/gitsource"
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -19,9 +20,9 @@ type results struct {
 	mu      sync.Mutex
 	entries map[envref.Env]*resultEntry
 	opts    []render.Option // the rendering limits
-	// parses keeps each environment's parsed source files, so that loading parses only the
-	// files a push changed; forgotten with the environment's entry.
-	parses map[envref.Env]*scheduling.ParseCache
+	// loads keeps, for each environment, what loading its sources found, so that the next
+	// load reads and parses only what a push changed; forgotten with the environment's entry.
+	loads map[envref.Env]*loadCaches
 }
 
 // resultEntry is an environment rendered from the sources it names, with the git form of
@@ -33,19 +34,25 @@ type resultEntry struct {
 }
 
 func newResults() *results {
-	return &results{entries: map[envref.Env]*resultEntry{}, parses: map[envref.Env]*scheduling.ParseCache{}}
+	return &results{entries: map[envref.Env]*resultEntry{}, loads: map[envref.Env]*loadCaches{}}
 }
 
-// parseCache returns env's cache of parsed source files, made on first use.
-func (c *results) parseCache(env envref.Env) *scheduling.ParseCache {
+// loadCaches is what loading an environment's sources keeps for the next load.
+type loadCaches struct {
+	trees  *gitsource.Cache       // what reading the sources from git found
+	parses *scheduling.ParseCache // the source files parsed
+}
+
+// loadCaches returns env's caches of what loading its sources found, made on first use.
+func (c *results) loadCaches(env envref.Env) *loadCaches {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.parses[env]
-	if p == nil {
-		p = scheduling.NewParseCache()
-		c.parses[env] = p
+	l := c.loads[env]
+	if l == nil {
+		l = &loadCaches{trees: gitsource.NewCache(), parses: scheduling.NewParseCache()}
+		c.loads[env] = l
 	}
-	return p
+	return l
 }
 
 // render computes env's result for snap from the entry of env, when there is one, and keeps
@@ -103,10 +110,10 @@ func (c *results) previous(env envref.Env) *render.Result {
 	return nil
 }
 
-// drop forgets env's entry and parsed source files.
+// drop forgets env's entry, parsed source files and what reading its sources found.
 func (c *results) drop(env envref.Env) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, env)
-	delete(c.parses, env)
+	delete(c.loads, env)
 }

@@ -69,13 +69,17 @@ func TestRenderLimitsReachTheRenderer(t *testing.T) {
 	require.Len(t, res.Outputs, 2, "the default limits fit")
 }
 
-// Each environment has its own cache of parsed source files, forgotten with its entry.
-func TestParseCachePerEnvironment(t *testing.T) {
+// Each environment has its own caches of what loading its sources found (read from git,
+// parsed), forgotten with its entry.
+func TestLoadCachesPerEnvironment(t *testing.T) {
 	c := newResults()
 	dev, stage := envref.Env{Name: "dev"}, envref.Env{Name: "stage"}
-	p := c.parseCache(dev)
-	require.Same(t, p, c.parseCache(dev))
-	require.NotSame(t, p, c.parseCache(stage))
+	p := c.loadCaches(dev)
+	require.NotNil(t, p.trees)
+	require.NotNil(t, p.parses)
+	require.Same(t, p, c.loadCaches(dev))
+	require.NotSame(t, p, c.loadCaches(stage))
+	require.NotSame(t, p.trees, c.loadCaches(stage).trees)
 	c.drop(dev)
-	require.NotSame(t, p, c.parseCache(dev), "dropped with the environment")
+	require.NotSame(t, p, c.loadCaches(dev), "dropped with the environment")
 }

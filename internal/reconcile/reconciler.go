@@ -163,29 +163,36 @@ func (r *Reconciler) snapshot(ctx context.Context, env envref.Env, token string)
 }
 
 func (r *Reconciler) snapshotAt(ctx context.Context, env envref.Env, token string, main plumbing.Hash) (*scheduling.Snapshot, error) {
-	in, errs, err := r.inputs(ctx, env, token, main)
+	// The environment as pinned: its sources change a little at each push, so what was read and
+	// parsed of them last time is kept (another main commit is read from scratch).
+	caches := &loadCaches{}
+	if main.IsZero() {
+		caches = r.results.loadCaches(env)
+		defer caches.trees.Sweep()
+	}
+	in, errs, err := r.inputs(ctx, env, token, main, caches.trees)
 	if err != nil {
 		return nil, err
 	}
 	in.Policy = r.policy
 	in.Seniority = r.seniority(env.ControlPlane, in)
-	if main.IsZero() { // the environment as pinned: its sources change a little at each push
-		in.Cache = r.results.parseCache(env)
-	}
+	in.Cache = caches.parses
 	snap := scheduling.Load(in) // reads workload repositories, each under its own lock
 	snap.Errors = append(errs, snap.Errors...).Sorted()
 	return snap, nil
 }
 
 // inputs fetches the control plane and reads the environment's sources into memory, holding
-// the control plane's lock only for that (never while other repositories are locked).
-func (r *Reconciler) inputs(ctx context.Context, env envref.Env, token string, main plumbing.Hash) (scheduling.Inputs, scheduling.Errors, error) {
+// the control plane's lock only for that (never while other repositories are locked), through
+// trees (nil: from scratch).
+func (r *Reconciler) inputs(ctx context.Context, env envref.Env, token string, main plumbing.Hash, trees *gitsource.Cache) (scheduling.Inputs, scheduling.Errors, error) {
 	var in scheduling.Inputs
 	var errs scheduling.Errors
 	remote := gitcache.Remote{Owner: env.ControlPlane.Owner, Name: env.ControlPlane.Name, Token: token}
 	err := r.cache.Use(ctx, remote, nil, func(s *gitcache.Session) error {
 		var err error
-		in, errs, err = gitsource.InputsWithMain(s.Repo, env.Name, &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy}, main, gitsource.Limits(r.policy))
+		ws := &cachedWorkloads{ctx: ctx, cache: r.cache, token: token, policy: r.policy, trees: trees}
+		in, errs, err = gitsource.InputsWithMain(s.Repo, env.Name, ws, main, gitsource.Limits(r.policy), gitsource.WithCache(trees))
 		return err
 	})
 	return in, errs, err

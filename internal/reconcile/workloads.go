@@ -16,6 +16,7 @@ type cachedWorkloads struct {
 	cache  Git
 	token  string
 	policy scheduling.Policy // the limits of one source
+	trees  *gitsource.Cache  // what earlier reads found (nil: read from scratch)
 	// pull, when set, is a pull request into a branch of a workload repository: that branch is
 	// read at the pull request's result, through the repository's own refs/pull/N/… refs, and
 	// read records which ref was read.
@@ -48,7 +49,7 @@ func (w *cachedWorkloads) Workload(spec scheduling.ManifestsSpec) (scheduling.So
 			head, w.read.Read, w.read.Commit = commit, which, commit.String()
 		}
 		// Only the registered folder is read, and only within the limits of one source.
-		fsys, err := gitsource.TreeFS(s.Repo, head, gitsource.Under(dir), gitsource.Limits(w.policy))
+		fsys, err := gitsource.TreeFS(s.Repo, head, gitsource.Under(dir), gitsource.Limits(w.policy), gitsource.WithCache(w.trees))
 		if err != nil {
 			return err
 		}
