@@ -13,17 +13,18 @@ import (
 // executor renders one assignment at a time with its own copy of the templates, bound to
 // functions that charge its own budget. An Engine keeps as many as run at once.
 type executor struct {
-	e      *Engine
-	b      budget
-	funcs  template.FuncMap
-	clones map[*compiledTemplate][]*template.Template // the engine's parsed manifests → this executor's copies
-	buf    bytes.Buffer                               // the files of the assignment being rendered
-	nested bytes.Buffer                               // the output of a nested pass
-	out    *limitedWriter                             // writes to buf
-	nout   *limitedWriter                             // writes to nested
-	ran    int                                        // manifests run compiled, for tests
-	td     templateData                               // what the assignment being rendered sees
-	spans  []manifestSpan                             // where each manifest of the assignment is in buf
+	e       *Engine
+	b       budget
+	funcs   template.FuncMap
+	clones  map[*compiledTemplate][]*template.Template // the engine's parsed manifests → this executor's copies
+	buf     bytes.Buffer                               // the files of the assignment being rendered
+	nested  bytes.Buffer                               // the output of a nested pass
+	out     *limitedWriter                             // writes to buf
+	nout    *limitedWriter                             // writes to nested
+	ran     int                                        // manifests run compiled, for tests
+	td      templateData                               // what the assignment being rendered sees
+	scratch [24]byte                                   // room for a number printed by a compiled manifest
+	spans   []manifestSpan                             // where each manifest of the assignment is in buf
 	// lastCompiled and lastNested tell how the last manifest ran: compiled, and with nested passes.
 	lastCompiled, lastNested bool
 

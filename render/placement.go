@@ -309,9 +309,7 @@ func (v *placementVerdicts) skeleton(t *compiledTemplate, i int, td *templateDat
 		if s.field[0] == "Manifests" && p.checked(s.field[1]) != nil {
 			continue
 		}
-		val, found, err := s.field.value(td)
-		str, isString := val.(string)
-		if err != nil || !found || !isString || !inert(str) {
+		if !printsInert(s.field, td) {
 			return nil, false
 		}
 	}
@@ -340,6 +338,17 @@ func (v *placementVerdicts) skeleton(t *compiledTemplate, i int, td *templateDat
 	m := compareYAML(real.Bytes(), placed.Bytes(), p, shell)
 	v.skeletons.Store(key, m)
 	return m, true
+}
+
+// printsInert tells whether a chain's value is a string that is inert (see inert).
+func printsInert(f fieldChain, td *templateData) bool {
+	str, found, ok := f.text(td)
+	if !ok {
+		val, ok2, err := f.value(td)
+		str, ok = val.(string)
+		found = ok2 && err == nil
+	}
+	return ok && found && inert(str)
 }
 
 // skeletonKey identifies the skeleton verdict of a manifest for one target's checked values.
