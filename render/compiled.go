@@ -29,6 +29,7 @@ type step struct {
 	fn    string     // "", "toYaml" or "stringify"
 	pipe  string     // "", "indent" or "nindent"
 	width int        // the width given to pipe
+	slot  int        // where composed config keeps what a step with fn prints (see pipeSlots)
 }
 
 // fieldChain is a chain of field names below the template data.
@@ -156,6 +157,13 @@ func (s *step) run(x *executor, td *templateData) error {
 	}
 	if !found {
 		v = nil
+	}
+	if c := x.e.config.lookup(v); c != nil {
+		out, err := c.piped(s, &x.b)
+		if err != nil {
+			return err
+		}
+		return x.emit(out)
 	}
 	out := x.funcs[s.fn].(func(any) string)(v)
 	if s.pipe != "" {

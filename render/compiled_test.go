@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -100,4 +101,43 @@ func TestCompiledFleetMatchesTextTemplate(t *testing.T) {
 	require.NoError(t, err)
 	snap := scheduling.Load(f.Inputs())
 	requireSameResult(t, render.Environment(snap, render.WithTextTemplateOnly()), render.Environment(snap), "fleet")
+}
+
+// TestCompiledComposedConfigWithinLimits renders composed config formatted and indented (text
+// a compiled manifest keeps per composed config and charges per assignment) under function and
+// output budgets from too small for any of it to ample, with both paths: the same outputs and
+// the same limit errors at every size.
+func TestCompiledComposedConfigWithinLimits(t *testing.T) {
+	tpl := "data:\n{{ toYaml .ConfigData | indent 2 }}\n{{ stringify .ConfigData | nindent 4 }}\n{{ toYaml .ConfigData | indent 2 }}"
+	in := compiledEnv(tpl)
+	env := in.Env.FS.(fstest.MapFS)["env.yaml"]
+	big := regexp.MustCompile(`(?m)^  BIG: .*\n`) // nested rendering, slow and beside the point here
+	env.Data = big.ReplaceAll(env.Data, nil)
+	snap := scheduling.Load(in)
+	huge := render.Environment(snap, render.WithLimits(render.Limits{MaxFunctionBytes: 1 << 30}))
+	require.Empty(t, huge.Failed)
+	largest := 0
+	for _, files := range huge.Outputs {
+		largest = max(largest, len(files.Map()[render.ReconcilerFile]))
+	}
+	failed, rendered := map[string]int{}, 0
+	for step := 1; step <= 40; step++ {
+		size := step*largest/4 + step%7 // the three files' output and functions, at most about 10 × largest
+		for _, limits := range []render.Limits{{MaxFunctionBytes: size}, {MaxAssignmentBytes: size}} {
+			compiled := render.Environment(snap, render.WithLimits(limits))
+			text := render.Environment(snap, render.WithLimits(limits), render.WithTextTemplateOnly())
+			requireSameResult(t, text, compiled, tpl)
+			for _, err := range compiled.Failed {
+				for _, setting := range []string{render.SettingMaxFunctionBytes, render.SettingMaxAssignmentBytes} {
+					if strings.Contains(err.Msg, setting) {
+						failed[setting]++
+					}
+				}
+			}
+			rendered += len(compiled.Outputs)
+		}
+	}
+	require.Positive(t, failed[render.SettingMaxFunctionBytes], "some function budgets are too small")
+	require.Positive(t, failed[render.SettingMaxAssignmentBytes], "some output budgets are too small")
+	require.Positive(t, rendered, "some budgets are large enough")
 }

@@ -34,6 +34,7 @@ type Engine struct {
 	funcs     template.FuncMap // for parsing; executors bind their own bounded copies
 	templates map[string]*compiledTemplate
 	config    *configIndex
+	slots     pipeSlots // the step kinds of compiled manifests that format composed config
 	schemas   *schemaIndex
 	expired   atomic.Bool // the deadline of the environment's rendering has passed
 	verdicts  *placementVerdicts
@@ -53,11 +54,12 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
 	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
 	}
+	e.config = newConfigIndex(snap, len(e.slots))
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
 			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
@@ -99,6 +101,11 @@ func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
 		var plan compiledManifest
 		if e.compiled {
 			plan = compileManifest(p)
+			for i := range plan {
+				if plan[i].fn != "" {
+					plan[i].slot = e.slots.slot(pipeKey{plan[i].fn, plan[i].pipe, plan[i].width})
+				}
+			}
 		}
 		ct.plans = append(ct.plans, plan)
 	}
