@@ -141,3 +141,31 @@ func TestCompiledComposedConfigWithinLimits(t *testing.T) {
 	require.Positive(t, failed[render.SettingMaxAssignmentBytes], "some output budgets are too small")
 	require.Positive(t, rendered, "some budgets are large enough")
 }
+
+// TestCompiledRenderAllocations counts what rendering an assignment of the bench fleet
+// allocates once the engine has seen its cluster type and deployment target: its namespace
+// and its files, nothing per step (no value boxed, no indented config text made again, no
+// selection key).
+func TestCompiledRenderAllocations(t *testing.T) {
+	snap := scheduling.Load(fleet.Generate(fleet.Spec{ClusterTypes: 4, Workloads: 2, TargetsPerWorkload: 3, Configs: 5, Policies: 4}))
+	e := render.NewEngine(snap)
+	list := scheduling.Schedule(snap)
+	require.NotEmpty(t, list)
+	renderAll := func() {
+		for _, a := range list {
+			if _, err := e.Render(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	renderAll()
+	allocs := testing.AllocsPerRun(10, renderAll) / float64(len(list))
+	require.LessOrEqual(t, allocs, 2.0, "allocations per assignment: its namespace and its files")
+	manifests := 0
+	for _, a := range list {
+		for _, name := range []string{a.ClusterType.Spec.Reconciler, a.ClusterType.Spec.NamespaceService, a.ClusterType.Spec.ConfigType} {
+			manifests += len(snap.Templates[name].Spec.Manifests)
+		}
+	}
+	require.Equal(t, (1+1+10)*manifests, render.CompiledRuns(e), "every manifest ran compiled, in each run of AllocsPerRun and the two before")
+}

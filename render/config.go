@@ -92,11 +92,11 @@ func newConfigIndex(snap *scheduling.Snapshot, slots int) *configIndex {
 	return idx
 }
 
-// configFor composes and validates the config of an assignment, whose matching entries
-// (ConfigSet.Matching) are sel. An invalid ConfigMap that may apply fails the assignment, and
+// configFor validates the config of an assignment, whose matching entries
+// (ConfigSet.Matching) are sel, composed as composed with the key key. An invalid ConfigMap that may apply fails the assignment, and
 // does not hide what the valid ones violate: the schemas' violations at a value are reported
 // with it (a missing value is not: the invalid ConfigMap may hold it).
-func (e *Engine) configFor(a *scheduling.Assignment, sel []int) (map[string]any, *scheduling.Error) {
+func (e *Engine) configFor(a *scheduling.Assignment, sel []int, composed *composedConfig, key string) (map[string]any, *scheduling.Error) {
 	ct, dt := a.ClusterType, a.Target
 	var invalid *scheduling.Error
 	for _, b := range e.config.broken {
@@ -105,7 +105,6 @@ func (e *Engine) configFor(a *scheduling.Assignment, sel []int) (map[string]any,
 			break
 		}
 	}
-	composed, key := e.config.compose(sel)
 	cfg := composed.data
 	err := e.schemas.validate(a, cfg, key, func(k string) (*scheduling.ConfigMap, scheduling.Pos) { return e.config.set.origin(sel, k) })
 	switch {

@@ -44,6 +44,7 @@ type Engine struct {
 
 // compiledTemplate is a Template with each manifest parsed, or the reason it cannot be used.
 type compiledTemplate struct {
+	id     int // its number in the engine, from 0
 	tpl    *scheduling.Template
 	parsed []*template.Template
 	plans  []compiledManifest // per manifest, nil where text/template runs it
@@ -58,11 +59,12 @@ func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t)
+		e.templates[name].id = len(e.templates) - 1
 	}
 	e.config = newConfigIndex(snap, len(e.slots))
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
-			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
+			e.templates[b.Name] = &compiledTemplate{id: len(e.templates), err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
 		}
 	}
 	return e
@@ -201,30 +203,26 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 		return Files{}, e.timeoutFailure(a)
 	}
 	x.b.reset()
-	data, err := e.configFor(a, x.matching(ct, a.Target))
+	state := x.clusterType(ct)
+	sel, composed, key := x.selection(state, a.Target)
+	data, err := e.configFor(a, sel, composed, key)
 	if err != nil {
 		return Files{}, err
 	}
 	td := x.templateData(a, data)
-	roles := [3]struct{ field, name string }{
-		{"spec.reconciler", ct.Spec.Reconciler},
-		{"spec.namespaceService", ct.Spec.NamespaceService},
-		{"spec.configType", ct.Spec.ConfigType},
-	}
 	x.buf.Reset()
 	x.spans = x.spans[:0]
 	var ends [3]int // where each file ends in buf
-	var config *compiledTemplate
-	for i, role := range roles {
-		tpl, err := e.template(ct, role.field, role.name)
-		if err != nil {
+	for i, r := range state.roles {
+		if r.err != nil {
+			return Files{}, r.err
+		}
+		if err := x.execute(r.tpl, td, a); err != nil {
 			return Files{}, err
 		}
-		if err := x.execute(tpl, td, a); err != nil {
-			return Files{}, err
-		}
-		ends[i], config = x.buf.Len(), tpl
+		ends[i] = x.buf.Len()
 	}
+	config := state.roles[2].tpl
 	shell := config.tpl.Spec.ContentType == "sh"
 	if p := x.targets[a.Target].placement; p != nil {
 		if err := x.checkPlacement(a, td, p, shell); err != nil {
