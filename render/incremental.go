@@ -42,20 +42,19 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
 	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
+	dirty := imp.dirty(s, next, prev)
+	var engine *Engine
+	fresh := &Result{Outputs: make(map[string]Files, len(dirty)), Failed: map[string]*scheduling.Error{}}
+	if len(dirty) > 0 { // while the outputs are cloned
+		engine = NewEngine(next, opts...)
+		fresh.renderAll(engine, dirty)
+	}
 	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed)}
 	pathErr := res.setTarget(next)
 	for _, a := range s.Removed {
 		res.forget(a.Key())
 	}
-	dirty := imp.dirty(s, next, prev)
-	for _, a := range dirty {
-		res.forget(a.Key())
-	}
-	var engine *Engine
-	if len(dirty) > 0 {
-		engine = NewEngine(next, opts...)
-		res.renderAll(engine, dirty)
-	}
+	res.replace(fresh)
 	res.Errors = allErrors(next, pathErr, s, res.Failed, engine)
 	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
@@ -99,6 +98,19 @@ func (r *Result) had(key string) bool {
 	}
 	_, ok := r.Failed[key]
 	return ok
+}
+
+// replace sets the outputs and failures of the assignments fresh rendered again: each has
+// either, and loses what it had of the other.
+func (r *Result) replace(fresh *Result) {
+	for key, files := range fresh.Outputs {
+		r.Outputs[key] = files
+		delete(r.Failed, key)
+	}
+	for key, err := range fresh.Failed {
+		delete(r.Outputs, key)
+		r.Failed[key] = err
+	}
 }
 
 // forget drops an assignment's output or failure.
