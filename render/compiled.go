@@ -165,9 +165,10 @@ func (s *step) run(x *executor, td *templateData) error {
 		}
 		return x.emit(out)
 	}
-	out := x.funcs[s.fn].(func(any) string)(v)
+	funcs := x.funcMap()
+	out := funcs[s.fn].(func(any) string)(v)
 	if s.pipe != "" {
-		out = x.funcs[s.pipe].(func(int, string) string)(s.width, out)
+		out = funcs[s.pipe].(func(int, string) string)(s.width, out)
 	}
 	return x.emit(out)
 }

@@ -145,7 +145,7 @@ func TestCompiledComposedConfigWithinLimits(t *testing.T) {
 // TestCompiledRenderAllocations counts what rendering an assignment of the bench fleet
 // allocates once the engine has seen its cluster type and deployment target: its namespace
 // and its files, nothing per step (no value boxed, no indented config text made again, no
-// selection key).
+// selection key); and nothing is made for text/template, which it does not run.
 func TestCompiledRenderAllocations(t *testing.T) {
 	snap := scheduling.Load(fleet.Generate(fleet.Spec{ClusterTypes: 4, Workloads: 2, TargetsPerWorkload: 3, Configs: 5, Policies: 4}))
 	e := render.NewEngine(snap)
@@ -168,4 +168,9 @@ func TestCompiledRenderAllocations(t *testing.T) {
 		}
 	}
 	require.Equal(t, (1+1+10)*manifests, render.CompiledRuns(e), "every manifest ran compiled, in each run of AllocsPerRun and the two before")
+	require.Zero(t, render.TextTemplateSetUps(e), "nothing made for text/template")
+	text := render.NewEngine(snap, render.WithTextTemplateOnly())
+	_, err := text.Render(list[0])
+	require.Nil(t, err)
+	require.Equal(t, 1, render.TextTemplateSetUps(text))
 }

@@ -257,7 +257,7 @@ const separator = "---\n"
 func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) *scheduling.Error {
 	buf := &x.buf
 	base := buf.Len()
-	for i, p := range x.parsed(t) {
+	for i := range t.parsed {
 		mark := buf.Len()
 		if mark > base {
 			if _, err := x.out.Write([]byte(separator)); err != nil {
@@ -265,7 +265,7 @@ func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.
 			}
 		}
 		start := buf.Len()
-		if err := x.executeNested(p, t.plans[i], td); err != nil {
+		if err := x.executeNested(t, i, td); err != nil {
 			return manifestError(t, i, a, err)
 		}
 		if buf.Len() == start {
@@ -284,13 +284,13 @@ func manifestError(t *compiledTemplate, i int, a *scheduling.Assignment, err err
 	return se
 }
 
-// executeNested executes a template, appending to buf, then renders its output again while it
+// executeNested executes manifest i of a template, appending to buf, then renders its output again while it
 // contains `{{`, at most MaxNesting times, as the reference does without a bound. Every pass
 // writes through the assignment's output budget.
-func (x *executor) executeNested(p *template.Template, plan compiledManifest, td *templateData) error {
+func (x *executor) executeNested(t *compiledTemplate, i int, td *templateData) error {
 	buf := &x.buf
 	start := buf.Len()
-	if err := x.executeFirst(p, plan, td); err != nil {
+	if err := x.executeFirst(t, i, td); err != nil {
 		return err
 	}
 	if x.lastNested = needsMorePasses(buf.Bytes()[start:]); !x.lastNested {
@@ -303,7 +303,7 @@ func (x *executor) executeNested(p *template.Template, plan compiledManifest, td
 		if pass > MaxNesting {
 			return fmt.Errorf("output still contains `{{` after %d nested renderings; a value probably refers to itself (use the literal function to write `{{` verbatim)", MaxNesting)
 		}
-		nested, err := template.New(p.Name()).Funcs(x.funcs).Option("missingkey=default").Parse(out)
+		nested, err := template.New(t.parsed[i].Name()).Funcs(x.funcMap()).Option("missingkey=default").Parse(out)
 		if err != nil {
 			return fmt.Errorf("nested rendering: %w", err)
 		}
@@ -318,11 +318,12 @@ func (x *executor) executeNested(p *template.Template, plan compiledManifest, td
 	return nil
 }
 
-// executeFirst is the first pass of a manifest: its compiled form if it has one and that
-// succeeds, else text/template from the same budget and output.
-func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td *templateData) error {
+// executeFirst is the first pass of manifest i of a template: its compiled form if it has one
+// and that succeeds, else text/template (the executor's copy of the manifest) from the same
+// budget and output.
+func (x *executor) executeFirst(t *compiledTemplate, i int, td *templateData) error {
 	x.lastCompiled = false
-	if plan != nil {
+	if plan := t.plans[i]; plan != nil {
 		left, output, start := x.b.left, x.b.output, x.buf.Len()
 		if plan.run(x, td) == nil {
 			x.ran++
@@ -332,7 +333,7 @@ func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td 
 		x.b.left, x.b.output = left, output
 		x.buf.Truncate(start)
 	}
-	return p.Execute(x.out, td)
+	return x.parsed(t)[i].Execute(x.out, td)
 }
 
 // needsMorePasses tells whether output must be rendered again or has literals to restore.

@@ -15,7 +15,7 @@ import (
 type executor struct {
 	e       *Engine
 	b       budget
-	funcs   template.FuncMap
+	funcs   template.FuncMap       // see funcMap
 	clones  [][]*template.Template // per compiledTemplate.id, this executor's copies of its manifests
 	buf     bytes.Buffer           // the files of the assignment being rendered
 	nested  bytes.Buffer           // the output of a nested pass
@@ -47,7 +47,6 @@ func (e *Engine) acquire() *executor {
 	e.mu.Unlock()
 	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: make([][]*template.Template, len(e.templates)),
 		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType]*clusterTypeState{}}
-	x.funcs = e.boundedFuncMap(&x.b)
 	x.out, x.nout = &limitedWriter{&x.buf, &x.b}, &limitedWriter{&x.nested, &x.b}
 	return x
 }
@@ -59,14 +58,24 @@ func (e *Engine) release(x *executor) {
 	e.free = append(e.free, x)
 }
 
-// parsed returns the executor's copies of a template's manifests.
+// funcMap returns the executor's bounded functions (see boundedFuncMap), made when text/template
+// first runs a manifest or a compiled one calls a function: an executor that runs only compiled
+// manifests of composed config never makes them.
+func (x *executor) funcMap() template.FuncMap {
+	if x.funcs == nil {
+		x.funcs = x.e.boundedFuncMap(&x.b)
+	}
+	return x.funcs
+}
+
+// parsed returns the executor's copies of a template's manifests, made on first use.
 func (x *executor) parsed(t *compiledTemplate) []*template.Template {
 	if out := x.clones[t.id]; out != nil {
 		return out
 	}
 	out := make([]*template.Template, len(t.parsed))
 	for i, p := range t.parsed {
-		out[i] = template.Must(p.Clone()).Funcs(x.funcs)
+		out[i] = template.Must(p.Clone()).Funcs(x.funcMap())
 	}
 	x.clones[t.id] = out
 	return out

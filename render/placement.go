@@ -253,7 +253,7 @@ func (x *executor) checkPlacement(a *scheduling.Assignment, td *templateData, p 
 	placed.Manifests = p.manifests
 	left, output := x.b.left, x.b.output
 	defer func() { x.b.left, x.b.output = left, output }()
-	configFile := len(x.spans) - len(x.parsed(x.spans[len(x.spans)-1].t))
+	configFile := len(x.spans) - len(x.spans[len(x.spans)-1].t.parsed)
 	for n, s := range x.spans {
 		isShell := shell && n >= configFile
 		var quick *misplaced
@@ -281,7 +281,7 @@ func (x *executor) placedAgain(s manifestSpan, placed *templateData, p *placemen
 	x.b.reset()
 	mark := x.buf.Len()
 	defer x.buf.Truncate(mark)
-	if err := x.executeNested(x.parsed(s.t)[s.i], s.t.plans[s.i], placed); err != nil {
+	if err := x.executeNested(s.t, s.i, placed); err != nil {
 		return &misplaced{value: p.values[0], reason: fmt.Sprintf("the template fails with a placeholder in its place, so where it goes cannot be checked (%v)", err)}
 	}
 	return x.e.verdicts.compare(x.buf.Bytes()[s.start:s.end], x.buf.Bytes()[mark:], p, shell)
