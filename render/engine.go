@@ -31,7 +31,7 @@ type Engine struct {
 	snap      *scheduling.Snapshot
 	limits    Limits
 	compiled  bool             // manifests simple enough run without text/template
-	funcs     template.FuncMap // for parsing; executors bind their own bounded copies
+	funcs     template.FuncMap // for parsing (see parseFuncs); executors bind their own bounded copies
 	templates map[string]*compiledTemplate
 	config    *configIndex
 	slots     pipeSlots // the step kinds of compiled manifests that format composed config
@@ -56,18 +56,29 @@ type compiledTemplate struct {
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
 	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
-	e.funcs = e.funcMap()
 	for name, t := range snap.Templates {
-		e.templates[name] = e.compile(t)
-		e.templates[name].id = len(e.templates) - 1
+		e.templates[name] = e.compile(t, o.previous[name])
 	}
 	e.config = newConfigIndex(snap, len(e.slots))
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
-			e.templates[b.Name] = &compiledTemplate{id: len(e.templates), err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
+			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
 		}
 	}
+	id := 0
+	for _, t := range e.templates {
+		t.id, id = id, id+1
+	}
 	return e
+}
+
+// parseFuncs returns the functions templates are parsed with: FuncMap's, under the names
+// executors bind to their bounded versions. They are never called, and hold nothing of the
+// engine, so that a parsed manifest can serve the engine of a later snapshot.
+func parseFuncs() template.FuncMap {
+	fm := FuncMap()
+	fm[tickFunc] = func() string { return "" }
+	return fm
 }
 
 // funcMap is FuncMap with toYaml and stringify of composed config data made once per Engine.
@@ -89,16 +100,19 @@ func (e *Engine) funcMap() template.FuncMap {
 	return fm
 }
 
-func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
+// compile parses the manifests of a template, or takes those of prev, the template of the
+// same name compiled by an earlier engine, that have the same text, and compiles them.
+func (e *Engine) compile(t *scheduling.Template, prev *compiledTemplate) *compiledTemplate {
 	ct := &compiledTemplate{tpl: t}
 	for i, m := range t.Spec.Manifests {
-		p, err := template.New(manifestName(t.Name, i)).Funcs(e.funcs).Parse(m.Value)
-		if err != nil {
-			ct.err = templateError(t, m, err)
-			return ct
+		p := prev.parsedText(i, m.Value)
+		if p == nil {
+			var err error
+			if p, err = e.parse(manifestName(t.Name, i), m.Value); err != nil {
+				ct.err = templateError(t, m, err)
+				return ct
+			}
 		}
-		p.Option("missingkey=default")
-		addTicks(p)
 		ct.parsed = append(ct.parsed, p)
 		var plan compiledManifest
 		if e.compiled {
@@ -112,6 +126,30 @@ func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
 		ct.plans = append(ct.plans, plan)
 	}
 	return ct
+}
+
+// parse parses a manifest, with the engine's parse functions (made on first use), as
+// executors run it: missing keys print `<no value>`, loops check the deadline.
+func (e *Engine) parse(name, text string) (*template.Template, error) {
+	if e.funcs == nil {
+		e.funcs = parseFuncs()
+	}
+	p, err := template.New(name).Funcs(e.funcs).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	p.Option("missingkey=default")
+	addTicks(p)
+	return p, nil
+}
+
+// parsedText returns the parsed manifest i of a compiled template when its text is text, else
+// nil. A parsed manifest is never changed once made (executors run copies), so engines share it.
+func (t *compiledTemplate) parsedText(i int, text string) *template.Template {
+	if t == nil || t.err != nil || i >= len(t.parsed) || t.tpl.Spec.Manifests[i].Value != text {
+		return nil
+	}
+	return t.parsed[i]
 }
 
 func manifestName(template string, i int) string { return fmt.Sprintf("%s[%d]", template, i) }

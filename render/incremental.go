@@ -22,13 +22,14 @@ type Stats struct {
 
 // Incremental returns what Environment(next) returns, rendering only the assignments that the
 // difference between prev's snapshot and next can change and reusing prev's output for the
-// rest. prev, a result of Environment or Incremental for the same environment, is not
+// rest, and the manifests prev's templates had parsed whose text has not changed. prev, a result of Environment or Incremental for the same environment, is not
 // modified and shares its unchanged outputs with the new result; without it (nil, a cold
 // start) the whole environment is rendered.
 func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Result, Stats) {
 	if prev == nil || prev.Snapshot == nil {
 		return full(next, "no previous result", 0, opts)
 	}
+	opts = append(slices.Clip(opts), withTemplatesOf(prev))
 	outputs := cloneLater(prev.Outputs) // on another core, while the delta is worked out
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
@@ -49,7 +50,10 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed)}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
+	if engine != nil {
+		res.templates = engine.templates
+	}
 	pathErr := res.setTarget(next)
 	for _, a := range s.Removed {
 		res.forget(a.Key())
