@@ -231,18 +231,6 @@ func (f fieldChain) text(td *templateData) (s string, found, ok bool) {
 // value evaluates the chain; found is false where text/template finds no value.
 func (f fieldChain) value(td *templateData) (v any, found bool, err error) {
 	switch f[0] {
-	case "DeploymentTargetName":
-		v = td.DeploymentTargetName
-	case "Namespace":
-		v = td.Namespace
-	case "Environment":
-		v = td.Environment
-	case "Workspace":
-		v = td.Workspace
-	case "Workload":
-		v = td.Workload
-	case "ClusterType":
-		v = td.ClusterType
 	case "Labels":
 		return stringMapValue(td.Labels, f[1:])
 	case "Manifests":
@@ -250,10 +238,10 @@ func (f fieldChain) value(td *templateData) (v any, found bool, err error) {
 	case "ConfigData":
 		return anyMapValue(td.ConfigData, f[1:])
 	}
-	if len(f) > 1 {
-		return nil, false, errNotCompiled
+	if s, _, ok := f.text(td); ok && len(f) == 1 {
+		return s, true, nil
 	}
-	return v, true, nil
+	return nil, false, errNotCompiled
 }
 
 // stringMapValue is `.Map.key` for a map of strings.
