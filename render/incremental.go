@@ -59,7 +59,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		res.forget(a.Key())
 	}
 	res.replace(fresh)
-	res.Errors = allErrors(next, pathErr, s, res.Failed, engine)
+	res.Errors = allErrors(next, pathErr, s, res.Failed, res.templates)
 	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
 }
@@ -141,8 +141,9 @@ func (r *Result) setTarget(snap *scheduling.Snapshot) *scheduling.Error {
 
 // allErrors is every problem of a result, as Environment lists them: the snapshot's, the
 // GitOps path's and the failures, grouped as renderAll groups them (grouping does not depend
-// on the order of the assignments, only on which failed).
-func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error, e *Engine) scheduling.Errors {
+// on the order of the assignments, only on which failed), and the files' own (see fileErrors),
+// the templates compiled being those of the result.
+func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error, compiled map[string]*compiledTemplate) scheduling.Errors {
 	errs := make(scheduling.Errors, 0, len(snap.Errors)+1+len(failed))
 	errs = append(errs, snap.Errors...)
 	if pathErr != nil {
@@ -161,7 +162,7 @@ func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduli
 		}
 		list = append(list, s.Assignments[i])
 	}
-	return withFileErrors(append(errs, groupFailures(list, failed)...), snap, e).Sorted()
+	return withFileErrors(append(errs, groupFailures(list, failed)...), snap, compiled).Sorted()
 }
 
 // indexOf finds the assignment of a key in a schedule, by binary search.

@@ -64,7 +64,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	engine := NewEngine(snap, opts...)
 	res.renderAll(engine, res.Assignments)
 	res.templates = engine.templates
-	res.Errors = withFileErrors(res.Errors, snap, engine).Sorted()
+	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
 }
 
