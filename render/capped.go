@@ -170,12 +170,10 @@ func (c capped) indentWith(fn, prefix string, spaces int, s string) (string, err
 	if spaces < 0 {
 		return "", fmt.Errorf("%s: negative count %d", fn, spaces)
 	}
-	lines := uint64(strings.Count(s, "\n")) + 1
-	if err := c.b.need(fn, addSize(uint64(len(s)+len(prefix)), mulSize(lines, uint64(spaces)))); err != nil {
+	if err := c.b.need(fn, indentedSize(prefix, spaces, s)); err != nil {
 		return "", err
 	}
-	pad := strings.Repeat(" ", spaces)
-	out := prefix + pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+	out := indentText(prefix, spaces, s)
 	return out, c.b.spend(fn, len(out))
 }
 

@@ -22,7 +22,7 @@ func runBounded(t *testing.T, l Limits, text string, data any) (string, error) {
 	x := e.acquire()
 	x.b.reset()
 	x.buf.Reset()
-	tpl, err := template.New("t").Funcs(x.funcs).Option("missingkey=default").Parse(text)
+	tpl, err := template.New("t").Funcs(x.funcMap()).Option("missingkey=default").Parse(text)
 	require.NoError(t, err)
 	addTicks(tpl)
 	err = tpl.Execute(x.out, data)
@@ -167,7 +167,7 @@ func TestRepeatNegativeIsAnError(t *testing.T) {
 func TestFunctionBudgetIsPerAssignment(t *testing.T) {
 	e := NewEngine(&scheduling.Snapshot{}, WithLimits(Limits{MaxFunctionBytes: 1000}))
 	x := e.acquire()
-	tpl := template.Must(template.New("t").Funcs(x.funcs).Parse(`{{ repeat 600 "x" | len }}`))
+	tpl := template.Must(template.New("t").Funcs(x.funcMap()).Parse(`{{ repeat 600 "x" | len }}`))
 	for i := 0; i < 3; i++ {
 		x.b.reset()
 		x.buf.Reset()
@@ -189,7 +189,7 @@ func TestDeadlineStopsLoopsWithoutCalls(t *testing.T) {
 		e := NewEngine(&scheduling.Snapshot{}, WithLimits(Limits{Timeout: time.Second}))
 		x := e.acquire()
 		x.b.reset()
-		tpl := template.Must(template.New("t").Funcs(x.funcs).Parse(text))
+		tpl := template.Must(template.New("t").Funcs(x.funcMap()).Parse(text))
 		addTicks(tpl)
 		timer := time.AfterFunc(100*time.Millisecond, func() { e.expired.Store(true) })
 		start := time.Now()

@@ -29,6 +29,7 @@ type step struct {
 	fn    string     // "", "toYaml" or "stringify"
 	pipe  string     // "", "indent" or "nindent"
 	width int        // the width given to pipe
+	slot  int        // where composed config keeps what a step with fn prints (see pipeSlots)
 }
 
 // fieldChain is a chain of field names below the template data.
@@ -119,13 +120,17 @@ func isIdentifier(n parse.Node, names ...string) bool {
 }
 
 // run executes the compiled manifest for td, writing to the executor's output. It returns
-// errNotCompiled, or any other error, when text/template must run the manifest instead.
+// errNotCompiled, or any other error, when text/template must run the manifest instead. The
+// deadline is checked once per manifest; the output budget is charged per step (see emit).
 func (c compiledManifest) run(x *executor, td *templateData) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", errNotCompiled, r)
 		}
 	}()
+	if err := x.b.alive(); err != nil {
+		return err
+	}
 	for i := range c {
 		if err := c[i].run(x, td); err != nil {
 			return err
@@ -136,8 +141,12 @@ func (c compiledManifest) run(x *executor, td *templateData) (err error) {
 
 func (s *step) run(x *executor, td *templateData) error {
 	if s.field == nil {
-		_, err := x.out.Write(s.text)
-		return err
+		return x.emitBytes(s.text)
+	}
+	if s.fn == "" {
+		if str, found, ok := s.field.text(td); ok {
+			return printString(x, str, found)
+		}
 	}
 	v, found, err := s.field.value(td)
 	if err != nil {
@@ -149,29 +158,79 @@ func (s *step) run(x *executor, td *templateData) error {
 	if !found {
 		v = nil
 	}
-	out := x.funcs[s.fn].(func(any) string)(v)
-	if s.pipe != "" {
-		out = x.funcs[s.pipe].(func(int, string) string)(s.width, out)
+	if c := x.e.config.lookup(v); c != nil {
+		out, err := c.piped(s, &x.b)
+		if err != nil {
+			return err
+		}
+		return x.emit(out)
 	}
-	_, err = x.out.WriteString(out)
-	return err
+	funcs := x.funcMap()
+	out := funcs[s.fn].(func(any) string)(v)
+	if s.pipe != "" {
+		out = funcs[s.pipe].(func(int, string) string)(s.width, out)
+	}
+	return x.emit(out)
+}
+
+// emit appends s to the assignment's output, within its output budget, as the bounded
+// writer text/template writes through does (without its check of the deadline, made once per
+// manifest): a compiled manifest that goes beyond the budget gives up, and text/template
+// reports the limit.
+func (x *executor) emit(s string) error {
+	if len(s) > x.b.output {
+		return outputBytesError(x.b.limits)
+	}
+	x.b.output -= len(s)
+	x.buf.WriteString(s)
+	return nil
+}
+
+// emitBytes is emit for bytes.
+func (x *executor) emitBytes(p []byte) error {
+	if len(p) > x.b.output {
+		return outputBytesError(x.b.limits)
+	}
+	x.b.output -= len(p)
+	x.buf.Write(p)
+	return nil
+}
+
+// text evaluates a chain whose value the template data holds as a string — a string field,
+// or a key of Labels or Manifests — without boxing it in an interface; ok is false for any
+// other chain, which value evaluates.
+func (f fieldChain) text(td *templateData) (s string, found, ok bool) {
+	if len(f) == 2 {
+		switch f[0] {
+		case "Labels":
+			s, found = td.Labels[f[1]]
+			return s, found, true
+		case "Manifests":
+			s, found = td.Manifests[f[1]]
+			return s, found, true
+		}
+		return "", false, false
+	}
+	switch f[0] {
+	case "DeploymentTargetName":
+		return td.DeploymentTargetName, true, true
+	case "Namespace":
+		return td.Namespace, true, true
+	case "Environment":
+		return td.Environment, true, true
+	case "Workspace":
+		return td.Workspace, true, true
+	case "Workload":
+		return td.Workload, true, true
+	case "ClusterType":
+		return td.ClusterType, true, true
+	}
+	return "", false, false
 }
 
 // value evaluates the chain; found is false where text/template finds no value.
 func (f fieldChain) value(td *templateData) (v any, found bool, err error) {
 	switch f[0] {
-	case "DeploymentTargetName":
-		v = td.DeploymentTargetName
-	case "Namespace":
-		v = td.Namespace
-	case "Environment":
-		v = td.Environment
-	case "Workspace":
-		v = td.Workspace
-	case "Workload":
-		v = td.Workload
-	case "ClusterType":
-		v = td.ClusterType
 	case "Labels":
 		return stringMapValue(td.Labels, f[1:])
 	case "Manifests":
@@ -179,10 +238,10 @@ func (f fieldChain) value(td *templateData) (v any, found bool, err error) {
 	case "ConfigData":
 		return anyMapValue(td.ConfigData, f[1:])
 	}
-	if len(f) > 1 {
-		return nil, false, errNotCompiled
+	if s, _, ok := f.text(td); ok && len(f) == 1 {
+		return s, true, nil
 	}
-	return v, true, nil
+	return nil, false, errNotCompiled
 }
 
 // stringMapValue is `.Map.key` for a map of strings.
@@ -217,27 +276,31 @@ func anyMapValue(m map[string]any, rest []string) (any, bool, error) {
 	return v, true, nil
 }
 
+// printString prints a string as text/template does: `<no value>` when there is none.
+func printString(x *executor, s string, found bool) error {
+	if !found {
+		return x.emit("<no value>")
+	}
+	return x.emit(s)
+}
+
 // printValue prints v as text/template does for the values YAML and the template data hold:
 // `<no value>` for none or nil, the value as fmt.Fprint prints it otherwise.
 func printValue(x *executor, v any, found bool) error {
 	var err error
 	switch v := v.(type) {
 	case nil:
-		_, err = x.out.WriteString("<no value>")
+		return x.emit("<no value>")
 	case string:
-		if !found {
-			_, err = x.out.WriteString("<no value>")
-		} else {
-			_, err = x.out.WriteString(v)
-		}
+		return printString(x, v, found)
 	case bool:
-		_, err = x.out.Write(strconv.AppendBool(nil, v))
+		return x.emitBytes(strconv.AppendBool(x.scratch[:0], v))
 	case int:
-		_, err = x.out.Write(strconv.AppendInt(nil, int64(v), 10))
+		return x.emitBytes(strconv.AppendInt(x.scratch[:0], int64(v), 10))
 	case int64:
-		_, err = x.out.Write(strconv.AppendInt(nil, v, 10))
+		return x.emitBytes(strconv.AppendInt(x.scratch[:0], v, 10))
 	case uint64:
-		_, err = x.out.Write(strconv.AppendUint(nil, v, 10))
+		return x.emitBytes(strconv.AppendUint(x.scratch[:0], v, 10))
 	case float64, map[string]any, []any, map[string]string:
 		_, err = fmt.Fprint(x.out, v)
 	default:

@@ -1,6 +1,8 @@
 package render_test
 
 import (
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -100,4 +102,81 @@ func TestCompiledFleetMatchesTextTemplate(t *testing.T) {
 	require.NoError(t, err)
 	snap := scheduling.Load(f.Inputs())
 	requireSameResult(t, render.Environment(snap, render.WithTextTemplateOnly()), render.Environment(snap), "fleet")
+}
+
+// TestCompiledComposedConfigWithinLimits renders composed config formatted and indented (text
+// a compiled manifest keeps per composed config and charges per assignment) under function and
+// output budgets from too small for any of it to ample, with both paths: the same outputs and
+// the same limit errors at every size.
+func TestCompiledComposedConfigWithinLimits(t *testing.T) {
+	tpl := "data:\n{{ toYaml .ConfigData | indent 2 }}\n{{ stringify .ConfigData | nindent 4 }}\n{{ toYaml .ConfigData | indent 2 }}"
+	in := compiledEnv(tpl)
+	env := in.Env.FS.(fstest.MapFS)["env.yaml"]
+	big := regexp.MustCompile(`(?m)^  BIG: .*\n`) // nested rendering, slow and beside the point here
+	env.Data = big.ReplaceAll(env.Data, nil)
+	snap := scheduling.Load(in)
+	huge := render.Environment(snap, render.WithLimits(render.Limits{MaxFunctionBytes: 1 << 30}))
+	require.Empty(t, huge.Failed)
+	largest := 0
+	for _, files := range huge.Outputs {
+		largest = max(largest, len(files.Map()[render.ReconcilerFile]))
+	}
+	failed, rendered := map[string]int{}, 0
+	for step := 1; step <= 40; step++ {
+		size := step*largest/4 + step%7 // the three files' output and functions, at most about 10 × largest
+		for _, limits := range []render.Limits{{MaxFunctionBytes: size}, {MaxAssignmentBytes: size}} {
+			compiled := render.Environment(snap, render.WithLimits(limits))
+			text := render.Environment(snap, render.WithLimits(limits), render.WithTextTemplateOnly())
+			requireSameResult(t, text, compiled, tpl)
+			for _, err := range compiled.Failed {
+				for _, setting := range []string{render.SettingMaxFunctionBytes, render.SettingMaxAssignmentBytes} {
+					if strings.Contains(err.Msg, setting) {
+						failed[setting]++
+					}
+				}
+			}
+			rendered += len(compiled.Outputs)
+		}
+	}
+	require.Positive(t, failed[render.SettingMaxFunctionBytes], "some function budgets are too small")
+	require.Positive(t, failed[render.SettingMaxAssignmentBytes], "some output budgets are too small")
+	require.Positive(t, rendered, "some budgets are large enough")
+}
+
+// TestCompiledRenderAllocations counts what rendering an assignment of the bench fleet
+// allocates once the engine has seen its cluster type and deployment target: its namespace
+// and its files, nothing per step (no value boxed, no indented config text made again, no
+// selection key); and nothing is made for text/template, which it does not run.
+func TestCompiledRenderAllocations(t *testing.T) {
+	snap := scheduling.Load(fleet.Generate(fleet.Spec{ClusterTypes: 4, Workloads: 2, TargetsPerWorkload: 3, Configs: 5, Policies: 4}))
+	e := render.NewEngine(snap)
+	list := scheduling.Schedule(snap)
+	require.NotEmpty(t, list)
+	renderAll := func() {
+		for _, a := range list {
+			if _, err := e.Render(a); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	renderAll()
+	// AllocsPerRun counts the whole process's allocations, and goroutines an earlier test left
+	// (workers past a deadline) may still allocate: the fewest of a few measurements counts.
+	allocs := math.Inf(1)
+	for range 5 {
+		allocs = min(allocs, testing.AllocsPerRun(2, renderAll)/float64(len(list)))
+	}
+	require.LessOrEqual(t, allocs, 2.0, "allocations per assignment: its namespace and its files")
+	manifests := 0
+	for _, a := range list {
+		for _, name := range []string{a.ClusterType.Spec.Reconciler, a.ClusterType.Spec.NamespaceService, a.ClusterType.Spec.ConfigType} {
+			manifests += len(snap.Templates[name].Spec.Manifests)
+		}
+	}
+	require.Equal(t, (1+5*(1+2))*manifests, render.CompiledRuns(e), "every manifest ran compiled, in each run of AllocsPerRun (one more each time) and the one before")
+	require.Zero(t, render.TextTemplateSetUps(e), "nothing made for text/template")
+	text := render.NewEngine(snap, render.WithTextTemplateOnly())
+	_, err := text.Render(list[0])
+	require.Nil(t, err)
+	require.Equal(t, 1, render.TextTemplateSetUps(text))
 }

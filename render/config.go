@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -13,6 +14,7 @@ import (
 // every distinct selection of sources (many assignments share one).
 type configIndex struct {
 	set      *ConfigSet
+	slots    int // the engine's pipeSlots, kept by each composed config
 	broken   []*scheduling.Object
 	composed sync.Map // selection key → *composedConfig
 	byData   sync.Map // map pointer of a composedConfig's data → *composedConfig
@@ -22,13 +24,15 @@ type configIndex struct {
 // each made once: the config templates of every assignment that shares it print the same text.
 type composedConfig struct {
 	data        map[string]any
-	yaml        func() string // ToYaml(data)
-	stringified func() string // Stringify(data)
+	yaml        func() string            // ToYaml(data)
+	stringified func() string            // Stringify(data)
+	pipedTexts  []atomic.Pointer[string] // per pipe slot, what a compiled step prints, once made
 }
 
-func newComposedConfig(data map[string]any) *composedConfig {
+func newComposedConfig(data map[string]any, slots int) *composedConfig {
 	return &composedConfig{
 		data:        data,
+		pipedTexts:  pipedSlots(slots),
 		yaml:        sync.OnceValue(func() string { return ToYaml(data) }),
 		stringified: sync.OnceValue(func() string { return Stringify(data) }),
 	}
@@ -40,7 +44,7 @@ func (idx *configIndex) compose(sel []int) (*composedConfig, string) {
 	if c, ok := idx.composed.Load(key); ok {
 		return c.(*composedConfig), key
 	}
-	c, loaded := idx.composed.LoadOrStore(key, newComposedConfig(idx.set.Compose(sel)))
+	c, loaded := idx.composed.LoadOrStore(key, newComposedConfig(idx.set.Compose(sel), idx.slots))
 	cc := c.(*composedConfig)
 	if !loaded {
 		idx.byData.Store(reflect.ValueOf(cc.data).Pointer(), cc)
@@ -66,7 +70,7 @@ func isPlatformConfig(name string, labels map[string]string) (platform, azure bo
 	return labels["platform-config"] == "true", strings.HasPrefix(name, "azure-app-config")
 }
 
-func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
+func newConfigIndex(snap *scheduling.Snapshot, slots int) *configIndex {
 	var platform, azure []ConfigSource
 	for _, cm := range snap.ConfigMaps {
 		p, az := isPlatformConfig(cm.Name, cm.Labels)
@@ -79,7 +83,7 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 			azure = append(azure, src)
 		}
 	}
-	idx := &configIndex{set: NewConfigSet(platform, azure)}
+	idx := &configIndex{set: NewConfigSet(platform, azure), slots: slots}
 	for _, b := range snap.Broken {
 		if p, az := isPlatformConfig(b.Name, b.Labels); b.Kind == scheduling.KindConfigMap && (p || az || b.Unknown) {
 			idx.broken = append(idx.broken, b)
@@ -88,11 +92,11 @@ func newConfigIndex(snap *scheduling.Snapshot) *configIndex {
 	return idx
 }
 
-// configFor composes and validates the config of an assignment, whose matching entries
-// (ConfigSet.Matching) are sel. An invalid ConfigMap that may apply fails the assignment, and
+// configFor validates the config of an assignment, whose matching entries
+// (ConfigSet.Matching) are sel, composed as composed with the key key. An invalid ConfigMap that may apply fails the assignment, and
 // does not hide what the valid ones violate: the schemas' violations at a value are reported
 // with it (a missing value is not: the invalid ConfigMap may hold it).
-func (e *Engine) configFor(a *scheduling.Assignment, sel []int) (map[string]any, *scheduling.Error) {
+func (e *Engine) configFor(a *scheduling.Assignment, sel []int, composed *composedConfig, key string) (map[string]any, *scheduling.Error) {
 	ct, dt := a.ClusterType, a.Target
 	var invalid *scheduling.Error
 	for _, b := range e.config.broken {
@@ -101,7 +105,6 @@ func (e *Engine) configFor(a *scheduling.Assignment, sel []int) (map[string]any,
 			break
 		}
 	}
-	composed, key := e.config.compose(sel)
 	cfg := composed.data
 	err := e.schemas.validate(a, cfg, key, func(k string) (*scheduling.ConfigMap, scheduling.Pos) { return e.config.set.origin(sel, k) })
 	switch {

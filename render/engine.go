@@ -31,9 +31,10 @@ type Engine struct {
 	snap      *scheduling.Snapshot
 	limits    Limits
 	compiled  bool             // manifests simple enough run without text/template
-	funcs     template.FuncMap // for parsing; executors bind their own bounded copies
+	funcs     template.FuncMap // for parsing (see parseFuncs); executors bind their own bounded copies
 	templates map[string]*compiledTemplate
 	config    *configIndex
+	slots     pipeSlots // the step kinds of compiled manifests that format composed config
 	schemas   *schemaIndex
 	expired   atomic.Bool // the deadline of the environment's rendering has passed
 	verdicts  *placementVerdicts
@@ -43,6 +44,7 @@ type Engine struct {
 
 // compiledTemplate is a Template with each manifest parsed, or the reason it cannot be used.
 type compiledTemplate struct {
+	id     int // its number in the engine, from 0
 	tpl    *scheduling.Template
 	parsed []*template.Template
 	plans  []compiledManifest // per manifest, nil where text/template runs it
@@ -53,17 +55,30 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, config: newConfigIndex(snap), schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
-	e.funcs = e.funcMap()
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
 	for name, t := range snap.Templates {
-		e.templates[name] = e.compile(t)
+		e.templates[name] = e.compile(t, o.previous[name])
 	}
+	e.config = newConfigIndex(snap, len(e.slots))
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
 			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
 		}
 	}
+	id := 0
+	for _, t := range e.templates {
+		t.id, id = id, id+1
+	}
 	return e
+}
+
+// parseFuncs returns the functions templates are parsed with: FuncMap's, under the names
+// executors bind to their bounded versions. They are never called, and hold nothing of the
+// engine, so that a parsed manifest can serve the engine of a later snapshot.
+func parseFuncs() template.FuncMap {
+	fm := FuncMap()
+	fm[tickFunc] = func() string { return "" }
+	return fm
 }
 
 // funcMap is FuncMap with toYaml and stringify of composed config data made once per Engine.
@@ -85,24 +100,56 @@ func (e *Engine) funcMap() template.FuncMap {
 	return fm
 }
 
-func (e *Engine) compile(t *scheduling.Template) *compiledTemplate {
+// compile parses the manifests of a template, or takes those of prev, the template of the
+// same name compiled by an earlier engine, that have the same text, and compiles them.
+func (e *Engine) compile(t *scheduling.Template, prev *compiledTemplate) *compiledTemplate {
 	ct := &compiledTemplate{tpl: t}
 	for i, m := range t.Spec.Manifests {
-		p, err := template.New(manifestName(t.Name, i)).Funcs(e.funcs).Parse(m.Value)
-		if err != nil {
-			ct.err = templateError(t, m, err)
-			return ct
+		p := prev.parsedText(i, m.Value)
+		if p == nil {
+			var err error
+			if p, err = e.parse(manifestName(t.Name, i), m.Value); err != nil {
+				ct.err = templateError(t, m, err)
+				return ct
+			}
 		}
-		p.Option("missingkey=default")
-		addTicks(p)
 		ct.parsed = append(ct.parsed, p)
 		var plan compiledManifest
 		if e.compiled {
 			plan = compileManifest(p)
+			for i := range plan {
+				if plan[i].fn != "" {
+					plan[i].slot = e.slots.slot(pipeKey{plan[i].fn, plan[i].pipe, plan[i].width})
+				}
+			}
 		}
 		ct.plans = append(ct.plans, plan)
 	}
 	return ct
+}
+
+// parse parses a manifest, with the engine's parse functions (made on first use), as
+// executors run it: missing keys print `<no value>`, loops check the deadline.
+func (e *Engine) parse(name, text string) (*template.Template, error) {
+	if e.funcs == nil {
+		e.funcs = parseFuncs()
+	}
+	p, err := template.New(name).Funcs(e.funcs).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	p.Option("missingkey=default")
+	addTicks(p)
+	return p, nil
+}
+
+// parsedText returns the parsed manifest i of a compiled template when its text is text, else
+// nil. A parsed manifest is never changed once made (executors run copies), so engines share it.
+func (t *compiledTemplate) parsedText(i int, text string) *template.Template {
+	if t == nil || t.err != nil || i >= len(t.parsed) || t.tpl.Spec.Manifests[i].Value != text {
+		return nil
+	}
+	return t.parsed[i]
 }
 
 func manifestName(template string, i int) string { return fmt.Sprintf("%s[%d]", template, i) }
@@ -194,30 +241,26 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 		return Files{}, e.timeoutFailure(a)
 	}
 	x.b.reset()
-	data, err := e.configFor(a, x.matching(ct, a.Target))
+	state := x.clusterType(ct)
+	sel, composed, key := x.selection(state, a.Target)
+	data, err := e.configFor(a, sel, composed, key)
 	if err != nil {
 		return Files{}, err
 	}
 	td := x.templateData(a, data)
-	roles := [3]struct{ field, name string }{
-		{"spec.reconciler", ct.Spec.Reconciler},
-		{"spec.namespaceService", ct.Spec.NamespaceService},
-		{"spec.configType", ct.Spec.ConfigType},
-	}
 	x.buf.Reset()
 	x.spans = x.spans[:0]
 	var ends [3]int // where each file ends in buf
-	var config *compiledTemplate
-	for i, role := range roles {
-		tpl, err := e.template(ct, role.field, role.name)
-		if err != nil {
+	for i, r := range state.roles {
+		if r.err != nil {
+			return Files{}, r.err
+		}
+		if err := x.execute(r.tpl, td, a); err != nil {
 			return Files{}, err
 		}
-		if err := x.execute(tpl, td, a); err != nil {
-			return Files{}, err
-		}
-		ends[i], config = x.buf.Len(), tpl
+		ends[i] = x.buf.Len()
 	}
+	config := state.roles[2].tpl
 	shell := config.tpl.Spec.ContentType == "sh"
 	if p := x.targets[a.Target].placement; p != nil {
 		if err := x.checkPlacement(a, td, p, shell); err != nil {
@@ -252,7 +295,7 @@ const separator = "---\n"
 func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.Assignment) *scheduling.Error {
 	buf := &x.buf
 	base := buf.Len()
-	for i, p := range x.parsed(t) {
+	for i := range t.parsed {
 		mark := buf.Len()
 		if mark > base {
 			if _, err := x.out.Write([]byte(separator)); err != nil {
@@ -260,7 +303,7 @@ func (x *executor) execute(t *compiledTemplate, td *templateData, a *scheduling.
 			}
 		}
 		start := buf.Len()
-		if err := x.executeNested(p, t.plans[i], td); err != nil {
+		if err := x.executeNested(t, i, td); err != nil {
 			return manifestError(t, i, a, err)
 		}
 		if buf.Len() == start {
@@ -279,13 +322,13 @@ func manifestError(t *compiledTemplate, i int, a *scheduling.Assignment, err err
 	return se
 }
 
-// executeNested executes a template, appending to buf, then renders its output again while it
+// executeNested executes manifest i of a template, appending to buf, then renders its output again while it
 // contains `{{`, at most MaxNesting times, as the reference does without a bound. Every pass
 // writes through the assignment's output budget.
-func (x *executor) executeNested(p *template.Template, plan compiledManifest, td *templateData) error {
+func (x *executor) executeNested(t *compiledTemplate, i int, td *templateData) error {
 	buf := &x.buf
 	start := buf.Len()
-	if err := x.executeFirst(p, plan, td); err != nil {
+	if err := x.executeFirst(t, i, td); err != nil {
 		return err
 	}
 	if x.lastNested = needsMorePasses(buf.Bytes()[start:]); !x.lastNested {
@@ -298,7 +341,7 @@ func (x *executor) executeNested(p *template.Template, plan compiledManifest, td
 		if pass > MaxNesting {
 			return fmt.Errorf("output still contains `{{` after %d nested renderings; a value probably refers to itself (use the literal function to write `{{` verbatim)", MaxNesting)
 		}
-		nested, err := template.New(p.Name()).Funcs(x.funcs).Option("missingkey=default").Parse(out)
+		nested, err := template.New(t.parsed[i].Name()).Funcs(x.funcMap()).Option("missingkey=default").Parse(out)
 		if err != nil {
 			return fmt.Errorf("nested rendering: %w", err)
 		}
@@ -313,11 +356,12 @@ func (x *executor) executeNested(p *template.Template, plan compiledManifest, td
 	return nil
 }
 
-// executeFirst is the first pass of a manifest: its compiled form if it has one and that
-// succeeds, else text/template from the same budget and output.
-func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td *templateData) error {
+// executeFirst is the first pass of manifest i of a template: its compiled form if it has one
+// and that succeeds, else text/template (the executor's copy of the manifest) from the same
+// budget and output.
+func (x *executor) executeFirst(t *compiledTemplate, i int, td *templateData) error {
 	x.lastCompiled = false
-	if plan != nil {
+	if plan := t.plans[i]; plan != nil {
 		left, output, start := x.b.left, x.b.output, x.buf.Len()
 		if plan.run(x, td) == nil {
 			x.ran++
@@ -327,7 +371,7 @@ func (x *executor) executeFirst(p *template.Template, plan compiledManifest, td 
 		x.b.left, x.b.output = left, output
 		x.buf.Truncate(start)
 	}
-	return p.Execute(x.out, td)
+	return x.parsed(t)[i].Execute(x.out, td)
 }
 
 // needsMorePasses tells whether output must be rendered again or has literals to restore.

@@ -13,22 +13,25 @@ import (
 // executor renders one assignment at a time with its own copy of the templates, bound to
 // functions that charge its own budget. An Engine keeps as many as run at once.
 type executor struct {
-	e      *Engine
-	b      budget
-	funcs  template.FuncMap
-	clones map[*compiledTemplate][]*template.Template // the engine's parsed manifests → this executor's copies
-	buf    bytes.Buffer                               // the files of the assignment being rendered
-	nested bytes.Buffer                               // the output of a nested pass
-	out    *limitedWriter                             // writes to buf
-	nout   *limitedWriter                             // writes to nested
-	ran    int                                        // manifests run compiled, for tests
-	td     templateData                               // what the assignment being rendered sees
-	spans  []manifestSpan                             // where each manifest of the assignment is in buf
+	e       *Engine
+	b       budget
+	funcs   template.FuncMap       // see funcMap
+	clones  [][]*template.Template // per compiledTemplate.id, this executor's copies of its manifests
+	buf     bytes.Buffer           // the files of the assignment being rendered
+	nested  bytes.Buffer           // the output of a nested pass
+	out     *limitedWriter         // writes to buf
+	nout    *limitedWriter         // writes to nested
+	ran     int                    // manifests run compiled, for tests
+	td      templateData           // what the assignment being rendered sees
+	scratch [24]byte               // room for a number printed by a compiled manifest
+	spans   []manifestSpan         // where each manifest of the assignment is in buf
 	// lastCompiled and lastNested tell how the last manifest ran: compiled, and with nested passes.
 	lastCompiled, lastNested bool
 
 	targets       map[*scheduling.DeploymentTarget]*targetValues // escaped values of the targets seen
-	byClusterType map[*scheduling.ClusterType][]ctEntry          // config entries each cluster type leaves
+	byClusterType map[*scheduling.ClusterType]*clusterTypeState  // see clusterType
+	lastCT        *scheduling.ClusterType                        // the cluster type of the last assignment
+	lastState     *clusterTypeState                              // and its state
 	sel           []int                                          // the config entries of the assignment
 }
 
@@ -42,9 +45,8 @@ func (e *Engine) acquire() *executor {
 		return x
 	}
 	e.mu.Unlock()
-	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: map[*compiledTemplate][]*template.Template{},
-		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType][]ctEntry{}}
-	x.funcs = e.boundedFuncMap(&x.b)
+	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: make([][]*template.Template, len(e.templates)),
+		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType]*clusterTypeState{}}
 	x.out, x.nout = &limitedWriter{&x.buf, &x.b}, &limitedWriter{&x.nested, &x.b}
 	return x
 }
@@ -56,16 +58,26 @@ func (e *Engine) release(x *executor) {
 	e.free = append(e.free, x)
 }
 
-// parsed returns the executor's copies of a template's manifests.
+// funcMap returns the executor's bounded functions (see boundedFuncMap), made when text/template
+// first runs a manifest or a compiled one calls a function: an executor that runs only compiled
+// manifests of composed config never makes them.
+func (x *executor) funcMap() template.FuncMap {
+	if x.funcs == nil {
+		x.funcs = x.e.boundedFuncMap(&x.b)
+	}
+	return x.funcs
+}
+
+// parsed returns the executor's copies of a template's manifests, made on first use.
 func (x *executor) parsed(t *compiledTemplate) []*template.Template {
-	if out, ok := x.clones[t]; ok {
+	if out := x.clones[t.id]; out != nil {
 		return out
 	}
 	out := make([]*template.Template, len(t.parsed))
 	for i, p := range t.parsed {
-		out[i] = template.Must(p.Clone()).Funcs(x.funcs)
+		out[i] = template.Must(p.Clone()).Funcs(x.funcMap())
 	}
-	x.clones[t] = out
+	x.clones[t.id] = out
 	return out
 }
 

@@ -10,3 +10,21 @@ func CompiledRuns(e *Engine) int {
 	}
 	return n
 }
+
+// TextTemplateSetUps is how many of the engine's idle executors made their bounded functions
+// or their copies of a template's manifests, which only text/template needs.
+func TextTemplateSetUps(e *Engine) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, x := range e.free {
+		made := x.funcs != nil
+		for _, c := range x.clones {
+			made = made || c != nil
+		}
+		if made {
+			n++
+		}
+	}
+	return n
+}

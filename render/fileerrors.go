@@ -15,8 +15,8 @@ import (
 // ClusterTypes naming templates that do not exist (scheduled or not), and ConfigSchemas that
 // are not valid JSON schemas (applied or not). Assignments that depend on them report the same
 // problems, which de-duplication merges.
-// The engine's templates are used when there is an engine (nil: they are parsed here).
-func fileErrors(snap *scheduling.Snapshot, e *Engine) scheduling.Errors {
+// Templates are parsed here unless compiled holds them (see compiledError).
+func fileErrors(snap *scheduling.Snapshot, compiled map[string]*compiledTemplate) scheduling.Errors {
 	var errs scheduling.Errors
 	var fm template.FuncMap
 	parse := func(t *scheduling.Template) *scheduling.Error {
@@ -28,11 +28,10 @@ func fileErrors(snap *scheduling.Snapshot, e *Engine) scheduling.Errors {
 	known := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(snap.Templates)) {
 		known[name] = true
-		err := (*scheduling.Error)(nil)
-		if ct, ok := e.compiledTemplate(name); ok {
-			err = ct.err
-		} else {
-			err = parse(snap.Templates[name])
+		t := snap.Templates[name]
+		err, ok := compiledError(compiled[name], t)
+		if !ok {
+			err = parse(t)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -84,16 +83,30 @@ func parseManifests(t *scheduling.Template, fm template.FuncMap) *scheduling.Err
 	return nil
 }
 
-// compiledTemplate returns the engine's compiled valid Template of a name; false without an engine.
-func (e *Engine) compiledTemplate(name string) (*compiledTemplate, bool) {
-	if e == nil {
+// compiledError returns the parse error of t known from ct, a template an engine compiled, and
+// whether it is known: ct's error when ct is t compiled, none when ct is an earlier version of t
+// whose manifests all parsed and have the same text (the previous result's templates, when an
+// incremental render needs no engine of its own).
+func compiledError(ct *compiledTemplate, t *scheduling.Template) (*scheduling.Error, bool) {
+	switch {
+	case ct == nil || ct.tpl == nil:
+		return nil, false
+	case ct.tpl == t:
+		return ct.err, true
+	}
+	if ct.err != nil || len(ct.parsed) != len(t.Spec.Manifests) {
 		return nil, false
 	}
-	ct, ok := e.templates[name]
-	return ct, ok && ct.tpl != nil
+	for i, m := range t.Spec.Manifests {
+		if ct.parsedText(i, m.Value) == nil {
+			return nil, false
+		}
+	}
+	return nil, true
 }
 
-// withFileErrors adds the file errors of a snapshot to a result's errors.
-func withFileErrors(errs scheduling.Errors, snap *scheduling.Snapshot, e *Engine) scheduling.Errors {
-	return slices.Concat(errs, fileErrors(snap, e))
+// withFileErrors adds the file errors of a snapshot to a result's errors; compiled are the
+// templates of the engine that rendered it, or of the result it comes from.
+func withFileErrors(errs scheduling.Errors, snap *scheduling.Snapshot, compiled map[string]*compiledTemplate) scheduling.Errors {
+	return slices.Concat(errs, fileErrors(snap, compiled))
 }

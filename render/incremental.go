@@ -22,13 +22,14 @@ type Stats struct {
 
 // Incremental returns what Environment(next) returns, rendering only the assignments that the
 // difference between prev's snapshot and next can change and reusing prev's output for the
-// rest. prev, a result of Environment or Incremental for the same environment, is not
+// rest, and the manifests prev's templates had parsed whose text has not changed. prev, a result of Environment or Incremental for the same environment, is not
 // modified and shares its unchanged outputs with the new result; without it (nil, a cold
 // start) the whole environment is rendered.
 func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Result, Stats) {
 	if prev == nil || prev.Snapshot == nil {
 		return full(next, "no previous result", 0, opts)
 	}
+	opts = append(slices.Clip(opts), withTemplatesOf(prev))
 	outputs := cloneLater(prev.Outputs) // on another core, while the delta is worked out
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
@@ -42,21 +43,23 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
 	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed)}
+	dirty := imp.dirty(s, next, prev)
+	var engine *Engine
+	fresh := &Result{Outputs: make(map[string]Files, len(dirty)), Failed: map[string]*scheduling.Error{}}
+	if len(dirty) > 0 { // while the outputs are cloned
+		engine = NewEngine(next, opts...)
+		fresh.renderAll(engine, dirty)
+	}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
+	if engine != nil {
+		res.templates = engine.templates
+	}
 	pathErr := res.setTarget(next)
 	for _, a := range s.Removed {
 		res.forget(a.Key())
 	}
-	dirty := imp.dirty(s, next, prev)
-	for _, a := range dirty {
-		res.forget(a.Key())
-	}
-	var engine *Engine
-	if len(dirty) > 0 {
-		engine = NewEngine(next, opts...)
-		res.renderAll(engine, dirty)
-	}
-	res.Errors = allErrors(next, pathErr, s, res.Failed, engine)
+	res.replace(fresh)
+	res.Errors = allErrors(next, pathErr, s, res.Failed, res.templates)
 	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
 }
@@ -101,6 +104,19 @@ func (r *Result) had(key string) bool {
 	return ok
 }
 
+// replace sets the outputs and failures of the assignments fresh rendered again: each has
+// either, and loses what it had of the other.
+func (r *Result) replace(fresh *Result) {
+	for key, files := range fresh.Outputs {
+		r.Outputs[key] = files
+		delete(r.Failed, key)
+	}
+	for key, err := range fresh.Failed {
+		delete(r.Outputs, key)
+		r.Failed[key] = err
+	}
+}
+
 // forget drops an assignment's output or failure.
 func (r *Result) forget(key string) {
 	delete(r.Outputs, key)
@@ -125,8 +141,9 @@ func (r *Result) setTarget(snap *scheduling.Snapshot) *scheduling.Error {
 
 // allErrors is every problem of a result, as Environment lists them: the snapshot's, the
 // GitOps path's and the failures, grouped as renderAll groups them (grouping does not depend
-// on the order of the assignments, only on which failed).
-func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error, e *Engine) scheduling.Errors {
+// on the order of the assignments, only on which failed), and the files' own (see fileErrors),
+// the templates compiled being those of the result.
+func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduling.Rescheduled, failed map[string]*scheduling.Error, compiled map[string]*compiledTemplate) scheduling.Errors {
 	errs := make(scheduling.Errors, 0, len(snap.Errors)+1+len(failed))
 	errs = append(errs, snap.Errors...)
 	if pathErr != nil {
@@ -145,7 +162,7 @@ func allErrors(snap *scheduling.Snapshot, pathErr *scheduling.Error, s *scheduli
 		}
 		list = append(list, s.Assignments[i])
 	}
-	return withFileErrors(append(errs, groupFailures(list, failed)...), snap, e).Sorted()
+	return withFileErrors(append(errs, groupFailures(list, failed)...), snap, compiled).Sorted()
 }
 
 // indexOf finds the assignment of a key in a schedule, by binary search.

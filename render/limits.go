@@ -75,7 +75,14 @@ type Option func(*options)
 
 type options struct {
 	limits       Limits
-	textTemplate bool // run every manifest with text/template, none compiled
+	textTemplate bool                         // run every manifest with text/template, none compiled
+	previous     map[string]*compiledTemplate // templates an earlier engine compiled, by name
+}
+
+// withTemplatesOf lets an engine take the parsed manifests of r's engine whose text has not
+// changed (see Engine.compile).
+func withTemplatesOf(r *Result) Option {
+	return func(o *options) { o.previous = r.templates }
 }
 
 // WithTextTemplateOnly runs every manifest with text/template, even those simple enough to be

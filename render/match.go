@@ -1,7 +1,5 @@
 package render
 
-import "github.com/kalypso-gitops/kalypso/scheduling"
-
 // Matching a config entry's labels against an assignment is split in two: what the cluster
 // type decides is worked out once per cluster type (matchForClusterType), what is left is
 // checked per deployment target (matchTarget). The result is Matching's, in the same order.
@@ -59,16 +57,4 @@ next:
 		sel = append(sel, e.index)
 	}
 	return sel
-}
-
-// matching is ConfigSet.Matching for an assignment, with the cluster type's part cached by
-// the executor; the slice is the executor's and valid until the next call.
-func (x *executor) matching(ct *scheduling.ClusterType, dt *scheduling.DeploymentTarget) []int {
-	entries, ok := x.byClusterType[ct]
-	if !ok {
-		entries = x.e.config.set.matchForClusterType(ct.Name, ct.Labels)
-		x.byClusterType[ct] = entries
-	}
-	x.sel = matchTarget(entries, dt.Name, dt.Labels, x.sel[:0])
-	return x.sel
 }

@@ -253,7 +253,7 @@ func (x *executor) checkPlacement(a *scheduling.Assignment, td *templateData, p 
 	placed.Manifests = p.manifests
 	left, output := x.b.left, x.b.output
 	defer func() { x.b.left, x.b.output = left, output }()
-	configFile := len(x.spans) - len(x.parsed(x.spans[len(x.spans)-1].t))
+	configFile := len(x.spans) - len(x.spans[len(x.spans)-1].t.parsed)
 	for n, s := range x.spans {
 		isShell := shell && n >= configFile
 		var quick *misplaced
@@ -281,7 +281,7 @@ func (x *executor) placedAgain(s manifestSpan, placed *templateData, p *placemen
 	x.b.reset()
 	mark := x.buf.Len()
 	defer x.buf.Truncate(mark)
-	if err := x.executeNested(x.parsed(s.t)[s.i], s.t.plans[s.i], placed); err != nil {
+	if err := x.executeNested(s.t, s.i, placed); err != nil {
 		return &misplaced{value: p.values[0], reason: fmt.Sprintf("the template fails with a placeholder in its place, so where it goes cannot be checked (%v)", err)}
 	}
 	return x.e.verdicts.compare(x.buf.Bytes()[s.start:s.end], x.buf.Bytes()[mark:], p, shell)
@@ -309,9 +309,7 @@ func (v *placementVerdicts) skeleton(t *compiledTemplate, i int, td *templateDat
 		if s.field[0] == "Manifests" && p.checked(s.field[1]) != nil {
 			continue
 		}
-		val, found, err := s.field.value(td)
-		str, isString := val.(string)
-		if err != nil || !found || !isString || !inert(str) {
+		if !printsInert(s.field, td) {
 			return nil, false
 		}
 	}
@@ -340,6 +338,17 @@ func (v *placementVerdicts) skeleton(t *compiledTemplate, i int, td *templateDat
 	m := compareYAML(real.Bytes(), placed.Bytes(), p, shell)
 	v.skeletons.Store(key, m)
 	return m, true
+}
+
+// printsInert tells whether a chain's value is a string that is inert (see inert).
+func printsInert(f fieldChain, td *templateData) bool {
+	str, found, ok := f.text(td)
+	if !ok {
+		val, ok2, err := f.value(td)
+		str, ok = val.(string)
+		found = ok2 && err == nil
+	}
+	return ok && found && inert(str)
 }
 
 // skeletonKey identifies the skeleton verdict of a manifest for one target's checked values.

@@ -32,6 +32,9 @@ type Result struct {
 	// Since says which result this one was computed from and which assignments may differ
 	// from it; the zero value for a result rendered whole.
 	Since Lineage
+	// templates are the templates its engine compiled, whose parsed manifests the engine of a
+	// later snapshot may take (see Incremental).
+	templates map[string]*compiledTemplate
 }
 
 // Lineage says what a result computed from an earlier one changed: every assignment not in
@@ -60,7 +63,8 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	res.Outputs = make(map[string]Files, len(res.Assignments))
 	engine := NewEngine(snap, opts...)
 	res.renderAll(engine, res.Assignments)
-	res.Errors = withFileErrors(res.Errors, snap, engine).Sorted()
+	res.templates = engine.templates
+	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
 }
 

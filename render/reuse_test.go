@@ -1,0 +1,67 @@
+package render
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kalypso-gitops/kalypso/internal/fleet"
+	"github.com/kalypso-gitops/kalypso/scheduling"
+)
+
+// TestIncrementalReusesParsedManifests checks that Incremental takes the parsed manifests of
+// the templates whose text did not change from the previous result's engine, and parses
+// again those of a template that changed; TestIncrementalEqualsFull checks the outputs.
+func TestIncrementalReusesParsedManifests(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 10, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
+	_, err := f.AddCanary(2)
+	require.NoError(t, err)
+	prev := Environment(scheduling.Load(f.Inputs()))
+	withoutEngine := 0
+	for _, edit := range fleet.BenchEdits()[1:4] { // one workload, the canary template, a policy
+		require.NoError(t, edit.Apply(f), edit.Name)
+		snap := scheduling.Load(f.Inputs())
+		next, stats := Incremental(prev, snap)
+		require.False(t, stats.Full, edit.Name)
+		if stats.AssignmentsRendered == 0 {
+			require.Equal(t, fmt.Sprint(prev.templates), fmt.Sprint(next.templates), "%s: no engine, the templates of the result it comes from", edit.Name)
+			require.Equal(t, Environment(snap).Errors, next.Errors, edit.Name)
+			withoutEngine++
+			prev = next
+			continue
+		}
+		require.Equal(t, len(prev.templates), len(next.templates), edit.Name)
+		parsedAgain := 0
+		for name, tpl := range next.templates {
+			old := prev.templates[name]
+			require.NotSame(t, old, tpl, "%s: a template of the new engine", edit.Name)
+			for i, p := range tpl.parsed {
+				changed := tpl.tpl.Spec.Manifests[i].Value != old.tpl.Spec.Manifests[i].Value
+				require.Equal(t, changed, p != old.parsed[i], "%s: %s[%d] parsed again", edit.Name, name, i)
+				if changed {
+					parsedAgain++
+				}
+			}
+		}
+		require.Equal(t, edit.Name == fleet.BenchEdits()[2].Name, parsedAgain > 0, edit.Name)
+		prev = next
+	}
+	require.Equal(t, 1, withoutEngine, "the policy's change renders nothing")
+}
+
+// BenchmarkNewEngine measures what every incremental render with something to render pays
+// before it renders: the templates parsed and compiled (or their parsed manifests taken from
+// the previous result's engine), config and schemas indexed.
+func BenchmarkNewEngine(b *testing.B) {
+	snap := scheduling.Load(fleet.New(fleet.DefaultSpec()).Inputs())
+	prev := &Result{templates: NewEngine(snap).templates}
+	for name, opts := range map[string][]Option{"parsed": nil, "reused": {withTemplatesOf(prev)}} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				NewEngine(snap, opts...)
+			}
+		})
+	}
+}
