@@ -24,6 +24,7 @@ type executor struct {
 	ran    int                                        // manifests run compiled, for tests
 	td     templateData                               // what the assignment being rendered sees
 	spans  []manifestSpan                             // where each manifest of the assignment is in buf
+	cut    *cutter                                    // makes and shares the skeletons of the outputs
 	// lastCompiled and lastNested tell how the last manifest ran: compiled, and with nested passes.
 	lastCompiled, lastNested bool
 
@@ -43,7 +44,7 @@ func (e *Engine) acquire() *executor {
 	}
 	e.mu.Unlock()
 	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: map[*compiledTemplate][]*template.Template{},
-		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType][]ctEntry{}}
+		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType][]ctEntry{}, cut: newCutter()}
 	x.funcs = e.boundedFuncMap(&x.b)
 	x.out, x.nout = &limitedWriter{&x.buf, &x.b}, &limitedWriter{&x.nested, &x.b}
 	return x
