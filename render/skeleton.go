@@ -56,8 +56,57 @@ const maxShared = 1 << 16
 type cutter struct {
 	seed    maphash.Seed
 	shared  map[uint64][]*skeleton // by hash of b
+	last    [3]*skeleton           // the skeleton of each file of the previous folder
 	scratch []byte
-	ns      []byte
+	ns      []byte // the namespace cut out
+	anchor  int    // the offset of the byte of ns that find looks for
+}
+
+// find appends to at the offsets of the leftmost non-overlapping occurrences of c.ns in
+// content. It looks for the byte of c.ns least likely to be frequent in a manifest, then
+// compares c.ns around it.
+func (c *cutter) find(content []byte, at []int) []int {
+	ns, k := c.ns, c.anchor
+	for i := k; i < len(content); {
+		j := bytes.IndexByte(content[i:], ns[k])
+		if j < 0 {
+			break
+		}
+		start := i + j - k
+		if bytes.HasPrefix(content[start:], ns) {
+			at = append(at, start)
+			i = start + len(ns) + k
+			continue
+		}
+		i += j + 1
+	}
+	return at
+}
+
+// anchor is the offset in ns of the byte to look for first: a digit if there is one, else
+// an upper-case letter or a rarer punctuation, else its last byte; the last of equals.
+func anchor(ns []byte) int {
+	best, rank := 0, 4
+	for i, b := range ns {
+		if r := byteRank(b); r <= rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// byteRank guesses how often a byte occurs in a manifest: 0 for rarely, 3 for often.
+func byteRank(b byte) int {
+	switch {
+	case b >= '0' && b <= '9':
+		return 0
+	case b >= 'A' && b <= 'Z', b == '_':
+		return 1
+	case b >= 'a' && b <= 'z', b == '-', b == ' ', b == ':', b == '\n', b == '"', b == '/', b == '.':
+		return 3
+	default:
+		return 2
+	}
 }
 
 func newCutter() *cutter {
@@ -71,9 +120,10 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool) Files {
 		ns = ""
 	}
 	c.ns = append(c.ns[:0], ns...)
-	f := Files{rec: c.skeleton(contents[0]), nsf: c.skeleton(contents[1]), shell: shell}
+	c.anchor = anchor(c.ns)
+	f := Files{rec: c.skeleton(0, contents[0]), nsf: c.skeleton(1, contents[1]), shell: shell}
 	if len(contents[2]) > 0 {
-		f.cfg = c.skeleton(contents[2])
+		f.cfg = c.skeleton(2, contents[2])
 	}
 	for _, s := range [3]*skeleton{f.rec, f.nsf, f.cfg} {
 		if s != nil && s.cuts() > 0 {
@@ -83,32 +133,45 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool) Files {
 	return f
 }
 
-// skeleton returns the skeleton of content with c.ns cut out: a shared one when the cutter
-// has made an equal one.
-func (c *cutter) skeleton(content []byte) *skeleton {
-	b := c.scratch[:0]
-	var cuts [64]uint32
-	at := cuts[:0]
-	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
-		for {
-			i := bytes.Index(content, c.ns)
-			if i < 0 {
-				break
-			}
-			b = append(b, content[:i]...)
-			at = append(at, uint32(len(b)))
-			content = content[i+len(c.ns):]
-		}
-	}
-	b = append(b, content...)
-	n := len(b)
-	for _, x := range at {
-		b = binary.LittleEndian.AppendUint32(b, x)
-	}
-	c.scratch = b
+// skeleton returns the skeleton of content, file slot of its folder, with c.ns cut out: a
+// shared one when the cutter has made an equal one.
+func (c *cutter) skeleton(slot int, content []byte) *skeleton {
+	b, n := c.cut(content)
 	if c.shared == nil {
 		return &skeleton{b: append(make([]byte, 0, len(b)), b...), n: n}
 	}
+	if s := c.last[slot]; s != nil && s.n == n && bytes.Equal(s.b, b) {
+		return s // the same file as the previous folder's, as a cluster type's platform config often is
+	}
+	c.last[slot] = c.share(b, n)
+	return c.last[slot]
+}
+
+// cut returns content with c.ns cut out, followed by the offsets of the cuts, and the length
+// of the text, in the cutter's scratch space.
+func (c *cutter) cut(content []byte) ([]byte, int) {
+	var found [64]int
+	at := found[:0]
+	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
+		at = c.find(content, at)
+	}
+	b, prev := c.scratch[:0], 0
+	for _, i := range at {
+		b = append(b, content[prev:i]...)
+		prev = i + len(c.ns)
+	}
+	b = append(b, content[prev:]...)
+	n, removed := len(b), 0
+	for _, i := range at {
+		b = binary.LittleEndian.AppendUint32(b, uint32(i-removed))
+		removed += len(c.ns)
+	}
+	c.scratch = b
+	return b, n
+}
+
+// share returns the skeleton b[:n] with cuts b[n:], the one made before when there is one.
+func (c *cutter) share(b []byte, n int) *skeleton {
 	h := maphash.Bytes(c.seed, b)
 	for _, s := range c.shared[h] {
 		if s.n == n && bytes.Equal(s.b, b) {
