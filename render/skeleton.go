@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // A skeleton is the content of a file with every occurrence of a string (the assignment's
@@ -54,12 +56,14 @@ const maxShared = 1 << 16
 // cutter makes the skeletons of the files an executor renders and shares equal ones. It is
 // used by one goroutine at a time; its zero value makes skeletons without sharing them.
 type cutter struct {
-	seed    maphash.Seed
-	shared  map[uint64][]*skeleton // by hash of b
-	last    [3]*skeleton           // the skeleton of each file of the previous folder
-	scratch []byte
-	ns      []byte // the namespace cut out
-	anchor  int    // the offset of the byte of ns that find looks for
+	seed   maphash.Seed
+	shared map[uint64][]*skeleton // by hash of b
+
+	byTarget   map[*scheduling.DeploymentTarget][2]*skeleton // each target's last reconciler and namespace
+	lastConfig *skeleton                                     // the previous folder's platform config
+	scratch    []byte
+	ns         []byte // the namespace cut out
+	anchor     int    // the offset of the byte of ns that find looks for
 }
 
 // find appends to at the offsets of the leftmost non-overlapping occurrences of c.ns in
@@ -110,20 +114,27 @@ func byteRank(b byte) int {
 }
 
 func newCutter() *cutter {
-	return &cutter{seed: maphash.MakeSeed(), shared: map[uint64][]*skeleton{}}
+	return &cutter{seed: maphash.MakeSeed(), shared: map[uint64][]*skeleton{}, byTarget: map[*scheduling.DeploymentTarget][2]*skeleton{}}
 }
 
-// files makes the Files of an assignment from the contents of its reconciler, namespace and
-// platform config (left out when empty), cutting ns out of them when it is long enough.
-func (c *cutter) files(contents [3][]byte, ns string, shell bool) Files {
+// files makes the Files of an assignment of target from the contents of its reconciler,
+// namespace and platform config (left out when empty), cutting ns out of them when it is long
+// enough. The skeletons tried first are the target's last reconciler and namespace, and the
+// previous folder's platform config (a cluster type's assignments come one after the other).
+func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget) Files {
 	if len(ns) <= minCut {
 		ns = ""
 	}
 	c.ns = append(c.ns[:0], ns...)
 	c.anchor = anchor(c.ns)
-	f := Files{rec: c.skeleton(0, contents[0]), nsf: c.skeleton(1, contents[1]), shell: shell}
+	hints := c.byTarget[target]
+	f := Files{rec: c.skeleton(contents[0], hints[0]), nsf: c.skeleton(contents[1], hints[1]), shell: shell}
 	if len(contents[2]) > 0 {
-		f.cfg = c.skeleton(2, contents[2])
+		f.cfg = c.skeleton(contents[2], c.lastConfig)
+		c.lastConfig = f.cfg
+	}
+	if c.byTarget != nil {
+		c.byTarget[target] = [2]*skeleton{f.rec, f.nsf}
 	}
 	for _, s := range [3]*skeleton{f.rec, f.nsf, f.cfg} {
 		if s != nil && s.cuts() > 0 {
@@ -133,34 +144,48 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool) Files {
 	return f
 }
 
-// skeleton returns the skeleton of content, file slot of its folder, with c.ns cut out: a
+// skeleton returns the skeleton of content with c.ns cut out: hint when it is that, else a
 // shared one when the cutter has made an equal one.
-func (c *cutter) skeleton(slot int, content []byte) *skeleton {
-	b, n := c.cut(content)
-	if c.shared == nil {
-		return &skeleton{b: append(make([]byte, 0, len(b)), b...), n: n}
-	}
-	if s := c.last[slot]; s != nil && s.n == n && bytes.Equal(s.b, b) {
-		return s // the same file as the previous folder's, as a cluster type's platform config often is
-	}
-	c.last[slot] = c.share(b, n)
-	return c.last[slot]
-}
-
-// cut returns content with c.ns cut out, followed by the offsets of the cuts, and the length
-// of the text, in the cutter's scratch space.
-func (c *cutter) cut(content []byte) ([]byte, int) {
+func (c *cutter) skeleton(content []byte, hint *skeleton) *skeleton {
 	var found [64]int
 	at := found[:0]
 	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
 		at = c.find(content, at)
 	}
-	b, prev := c.scratch[:0], 0
-	for _, i := range at {
-		b = append(b, content[prev:i]...)
-		prev = i + len(c.ns)
+	if c.matches(hint, content, at) {
+		return hint
 	}
-	b = append(b, content[prev:]...)
+	b, n := c.cut(content, at)
+	if c.shared == nil {
+		return &skeleton{b: append(make([]byte, 0, len(b)), b...), n: n}
+	}
+	return c.share(b, n)
+}
+
+// matches tells whether s is the skeleton of content with c.ns cut out at the offsets at.
+func (c *cutter) matches(s *skeleton, content []byte, at []int) bool {
+	if s == nil || s.cuts() != len(at) || s.n != len(content)-len(at)*len(c.ns) {
+		return false
+	}
+	text, from, removed := s.b[:s.n], 0, 0
+	for k, i := range at {
+		if int(binary.LittleEndian.Uint32(s.b[s.n+4*k:])) != i-removed || !bytes.Equal(content[from:i], text[from-removed:i-removed]) {
+			return false
+		}
+		from, removed = i+len(c.ns), removed+len(c.ns)
+	}
+	return bytes.Equal(content[from:], text[from-removed:])
+}
+
+// cut returns content with c.ns cut out at the offsets at, followed by the offsets of the
+// cuts in what remains, and the length of what remains, in the cutter's scratch space.
+func (c *cutter) cut(content []byte, at []int) ([]byte, int) {
+	b, from := c.scratch[:0], 0
+	for _, i := range at {
+		b = append(b, content[from:i]...)
+		from = i + len(c.ns)
+	}
+	b = append(b, content[from:]...)
 	n, removed := len(b), 0
 	for _, i := range at {
 		b = binary.LittleEndian.AppendUint32(b, uint32(i-removed))

@@ -14,23 +14,35 @@ import (
 
 // Every content comes back exactly, whatever the namespace and however it overlaps itself
 // or the boundaries of the content, and the same content and namespace give equal Files
-// from any cutter.
+// from any cutter. Half of the folders are made of three patterns per target, with the
+// namespace put where the pattern has `@`, so that the target's previous skeletons are
+// often, and sometimes nearly, the right ones.
 func TestSkeletonsGiveBackTheContent(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	shared, other := newCutter(), newCutter()
+	targets := []*scheduling.DeploymentTarget{{}, {}, {}}
+	var patterns [3][3]string
+	for i := range patterns {
+		for j := range patterns[i] {
+			patterns[i][j] = randomText(rnd, rnd.IntN(20)) + "@" + randomText(rnd, rnd.IntN(20)) + "@"
+		}
+	}
 	for i := range 5000 {
-		ns := randomText(rnd, rnd.IntN(9))
+		ns, target := randomText(rnd, rnd.IntN(9)), rnd.IntN(len(targets))
 		var contents [3][]byte
 		for j := range contents {
 			contents[j] = []byte(randomText(rnd, rnd.IntN(40)))
-			if rnd.IntN(3) == 0 {
+			switch rnd.IntN(4) {
+			case 0:
 				contents[j] = []byte(ns + string(contents[j]) + ns + ns)
+			case 1, 2:
+				contents[j] = []byte(strings.ReplaceAll(patterns[target][j], "@", ns))
 			}
 		}
 		shell := rnd.IntN(2) == 0
-		f := shared.files(contents, ns, shell)
-		require.Equal(t, f, other.files(contents, ns, shell), "case %d", i)
-		require.Equal(t, f, (&cutter{}).files(contents, ns, shell), "case %d", i)
+		f := shared.files(contents, ns, shell, targets[target])
+		require.Equal(t, f, other.files(contents, ns, shell, nil), "case %d", i)
+		require.Equal(t, f, (&cutter{}).files(contents, ns, shell, nil), "case %d", i)
 		want := NewFiles(contents[0], contents[1], contents[2], shell)
 		require.Equal(t, want.Map(), f.Map(), "case %d: ns %q", i, ns)
 		for _, name := range []string{ReconcilerFile, NamespaceFile, ConfigFileYAML, ConfigFileSh} {
@@ -54,14 +66,14 @@ func randomText(rnd *rand.Rand, n int) string {
 // pay for its cut is not.
 func TestSkeletonCuts(t *testing.T) {
 	c := newCutter()
-	f := c.files([3][]byte{[]byte("ns-ab-ab-abc: ns-ab-ab-ab"), []byte(""), []byte("x")}, "ns-ab-ab", false)
+	f := c.files([3][]byte{[]byte("ns-ab-ab-abc: ns-ab-ab-ab"), []byte(""), []byte("x")}, "ns-ab-ab", false, nil)
 	require.Equal(t, "ns-ab-ab", f.ns)
 	require.Equal(t, "-abc: -ab", string(f.rec.text()))
 	require.Equal(t, 2, f.rec.cuts())
 	require.Equal(t, "ns-ab-ab-abc: ns-ab-ab-ab", string(f.File(ReconcilerFile)))
 	require.NotNil(t, f.File(NamespaceFile), "an empty file exists")
 
-	short := c.files([3][]byte{[]byte("abcd abcd"), nil, nil}, "abcd", false)
+	short := c.files([3][]byte{[]byte("abcd abcd"), nil, nil}, "abcd", false, nil)
 	require.Zero(t, short.rec.cuts())
 	require.Empty(t, short.ns, "a namespace is kept only when it was cut out")
 }
