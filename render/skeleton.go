@@ -59,8 +59,8 @@ type cutter struct {
 	seed   maphash.Seed
 	shared map[uint64][]*skeleton // by hash of b
 
-	byTarget   map[*scheduling.DeploymentTarget][2]*skeleton // each target's last reconciler and namespace
-	lastConfig *skeleton                                     // the previous folder's platform config
+	byTarget   map[*scheduling.DeploymentTarget]*[2]recent // each target's last reconcilers and namespaces
+	lastConfig *skeleton                                   // the previous folder's platform config
 	scratch    []byte
 	ns         []byte // the namespace cut out
 	anchor     int    // the offset of the byte of ns that find looks for
@@ -114,7 +114,7 @@ func byteRank(b byte) int {
 }
 
 func newCutter() *cutter {
-	return &cutter{seed: maphash.MakeSeed(), shared: map[uint64][]*skeleton{}, byTarget: map[*scheduling.DeploymentTarget][2]*skeleton{}}
+	return &cutter{seed: maphash.MakeSeed(), shared: map[uint64][]*skeleton{}, byTarget: map[*scheduling.DeploymentTarget]*[2]recent{}}
 }
 
 // files makes the Files of an assignment of target from the contents of its reconciler,
@@ -128,13 +128,16 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 	c.ns = append(c.ns[:0], ns...)
 	c.anchor = anchor(c.ns)
 	hints := c.byTarget[target]
-	f := Files{rec: c.skeleton(contents[0], hints[0]), nsf: c.skeleton(contents[1], hints[1]), shell: shell}
-	if len(contents[2]) > 0 {
-		f.cfg = c.skeleton(contents[2], c.lastConfig)
-		c.lastConfig = f.cfg
+	if hints == nil {
+		hints = &[2]recent{}
+		if c.byTarget != nil {
+			c.byTarget[target] = hints
+		}
 	}
-	if c.byTarget != nil {
-		c.byTarget[target] = [2]*skeleton{f.rec, f.nsf}
+	f := Files{rec: hints[0].skeleton(c, contents[0]), nsf: hints[1].skeleton(c, contents[1]), shell: shell}
+	if len(contents[2]) > 0 {
+		f.cfg = c.skeleton(contents[2], c.lastConfig, nil)
+		c.lastConfig = f.cfg
 	}
 	for _, s := range [3]*skeleton{f.rec, f.nsf, f.cfg} {
 		if s != nil && s.cuts() > 0 {
@@ -144,9 +147,22 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 	return f
 }
 
-// skeleton returns the skeleton of content with c.ns cut out: hint when it is that, else a
-// shared one when the cutter has made an equal one.
-func (c *cutter) skeleton(content []byte, hint *skeleton) *skeleton {
+// recent are the last two skeletons of one kind of file of a target, the last first: a
+// target's reconciler alternates when its cluster types alternate between two reconcilers.
+type recent [2]*skeleton
+
+// skeleton returns the skeleton of content with c.ns cut out, and remembers it.
+func (r *recent) skeleton(c *cutter, content []byte) *skeleton {
+	s := c.skeleton(content, r[0], r[1])
+	if s != r[0] {
+		r[0], r[1] = s, r[0]
+	}
+	return s
+}
+
+// skeleton returns the skeleton of content with c.ns cut out: one of the hints when it is
+// that, else a shared one when the cutter has made an equal one.
+func (c *cutter) skeleton(content []byte, hint, other *skeleton) *skeleton {
 	var found [64]int
 	at := found[:0]
 	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
@@ -154,6 +170,9 @@ func (c *cutter) skeleton(content []byte, hint *skeleton) *skeleton {
 	}
 	if c.matches(hint, content, at) {
 		return hint
+	}
+	if c.matches(other, content, at) {
+		return other
 	}
 	b, n := c.cut(content, at)
 	if c.shared == nil {

@@ -14,17 +14,19 @@ import (
 
 // Every content comes back exactly, whatever the namespace and however it overlaps itself
 // or the boundaries of the content, and the same content and namespace give equal Files
-// from any cutter. Half of the folders are made of three patterns per target, with the
-// namespace put where the pattern has `@`, so that the target's previous skeletons are
-// often, and sometimes nearly, the right ones.
+// from any cutter. Half of the files are made of two patterns per target and kind of file,
+// with the namespace put where the pattern has `@`, so that the target's previous skeletons
+// are often, and sometimes nearly, the right ones.
 func TestSkeletonsGiveBackTheContent(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	shared, other := newCutter(), newCutter()
 	targets := []*scheduling.DeploymentTarget{{}, {}, {}}
-	var patterns [3][3]string
+	var patterns [3][3][2]string
 	for i := range patterns {
 		for j := range patterns[i] {
-			patterns[i][j] = randomText(rnd, rnd.IntN(20)) + "@" + randomText(rnd, rnd.IntN(20)) + "@"
+			for k := range patterns[i][j] {
+				patterns[i][j][k] = randomText(rnd, rnd.IntN(20)) + "@" + randomText(rnd, rnd.IntN(20)) + "@"
+			}
 		}
 	}
 	for i := range 5000 {
@@ -36,7 +38,7 @@ func TestSkeletonsGiveBackTheContent(t *testing.T) {
 			case 0:
 				contents[j] = []byte(ns + string(contents[j]) + ns + ns)
 			case 1, 2:
-				contents[j] = []byte(strings.ReplaceAll(patterns[target][j], "@", ns))
+				contents[j] = []byte(strings.ReplaceAll(patterns[target][j][rnd.IntN(2)], "@", ns))
 			}
 		}
 		shell := rnd.IntN(2) == 0
