@@ -67,6 +67,17 @@ func (d *Desired) Get(path string) ([]byte, bool) {
 	return c, ok
 }
 
+// Has tells whether the tree has a file at path, without making its content.
+func (d *Desired) Has(path string) bool {
+	if rel, inside := strings.CutPrefix(path, d.prefix); inside && d.managed {
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 && d.outputs[rel[:i]].skeleton(rel[i+1:]) != nil {
+			return true
+		}
+	}
+	_, ok := d.Get(path)
+	return ok
+}
+
 // generated returns the content of path when the result makes it.
 func (d *Desired) generated(path string) ([]byte, bool) {
 	rel, inside := strings.CutPrefix(path, d.prefix)

@@ -267,13 +267,14 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 			return Files{}, err
 		}
 	}
-	return x.files(ends, shell), nil
+	return x.files(a.Target, ends, shell), nil
 }
 
-// files are the assignment's output, the first ends[2] bytes of buf, copied at once into one
-// allocation; ends are where each file ends.
-func (x *executor) files(ends [3]int, shell bool) Files {
-	return Files{data: append(make([]byte, 0, ends[2]), x.buf.Bytes()[:ends[2]]...), ns: ends[0], cfg: ends[1], shell: shell}
+// files are the assignment's output, the first ends[2] bytes of buf, as skeletons shared
+// with the executor's other outputs (see Files); ends are where each file ends.
+func (x *executor) files(target *scheduling.DeploymentTarget, ends [3]int, shell bool) Files {
+	b := x.buf.Bytes()
+	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target)
 }
 
 func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {

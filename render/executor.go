@@ -25,6 +25,7 @@ type executor struct {
 	td      templateData           // what the assignment being rendered sees
 	scratch [24]byte               // room for a number printed by a compiled manifest
 	spans   []manifestSpan         // where each manifest of the assignment is in buf
+	cut     *cutter                // makes and shares the skeletons of the outputs
 	// lastCompiled and lastNested tell how the last manifest ran: compiled, and with nested passes.
 	lastCompiled, lastNested bool
 
@@ -46,7 +47,7 @@ func (e *Engine) acquire() *executor {
 	}
 	e.mu.Unlock()
 	x := &executor{e: e, b: budget{limits: e.limits, expired: &e.expired}, clones: make([][]*template.Template, len(e.templates)),
-		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType]*clusterTypeState{}}
+		targets: map[*scheduling.DeploymentTarget]*targetValues{}, byClusterType: map[*scheduling.ClusterType]*clusterTypeState{}, cut: newCutter()}
 	x.out, x.nout = &limitedWriter{&x.buf, &x.b}, &limitedWriter{&x.nested, &x.b}
 	return x
 }

@@ -96,7 +96,7 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 		switch {
 		case errs[i] != nil:
 			r.Failed[a.Key()] = errs[i]
-		case files[i].data == nil:
+		case files[i].Len() == 0:
 			r.Failed[a.Key()] = e.timeoutFailure(a)
 		default:
 			r.Outputs[keys[i]] = files[i]
@@ -226,7 +226,7 @@ func (r *Result) keeper(managed map[string]bool) func(rel string) bool {
 func (r *Result) keepsFolder(clusterType, target string, brokenCT map[string]bool) bool {
 	key := clusterType + "/" + target
 	switch {
-	case r.Outputs[key].data != nil:
+	case r.Outputs[key].Len() > 0:
 		return false // rewritten exactly
 	case r.Failed[key] != nil:
 		return true // last good output of a failing assignment

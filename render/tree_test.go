@@ -18,7 +18,7 @@ func applyFixture(incomplete bool) *Result {
 	}
 	return &Result{
 		Snapshot: snap, Root: "clusters", HasTarget: true,
-		Outputs: map[string]Files{"large/app-web": {data: []byte("new"), ns: 3, cfg: 3}},
+		Outputs: map[string]Files{"large/app-web": NewFiles([]byte("new"), []byte{}, nil, false)},
 		Failed:  map[string]*scheduling.Error{},
 	}
 }
@@ -84,4 +84,24 @@ func TestDesiredWalkAndNoTarget(t *testing.T) {
 	require.Equal(t, "old", string(c))
 	_, ok = d.Get("clusters/large/README.md")
 	require.False(t, ok)
+}
+
+// Has tells, without making the content, whether Get finds a file: generated, kept or neither.
+func TestDesiredHas(t *testing.T) {
+	prev := Tree{"clusters/README.md": []byte("root"), "clusters/large/app-web/old.yaml": []byte("old"), "elsewhere/x": []byte("x")}
+	for _, r := range []*Result{applyFixture(false), applyFixture(true), {Snapshot: applyFixture(false).Snapshot}} {
+		d := r.Desired(prev)
+		paths := []string{"clusters/large/app-web/platform-config.yaml", "clusters/large/app-web/x/reconciler.yaml",
+			"clusters/large/README.md/x", "clusters", "clusters/" + PromotedCommitPath, "large/app-web/reconciler.yaml"}
+		for p := range d.Tree() {
+			paths = append(paths, p)
+		}
+		for p := range prev {
+			paths = append(paths, p)
+		}
+		for _, p := range paths {
+			_, ok := d.Get(p)
+			require.Equal(t, ok, d.Has(p), p)
+		}
+	}
 }

@@ -87,7 +87,7 @@ func writeTree(dir string, prev render.Tree, next *render.Desired, log io.Writer
 		return written, removed, err
 	}
 	for _, p := range prevPaths {
-		if _, ok := next.Get(p); ok {
+		if next.Has(p) {
 			continue
 		}
 		full := filepath.Join(dir, filepath.FromSlash(p))
