@@ -62,6 +62,27 @@ type targetChecks struct {
 	hosts []string
 	errs  Errors
 	bad   map[int]bool
+	// positions are where each deployment target is written, found once (nil: not yet); the
+	// deployment targets derived from the copies share their field lines, as nothing changes
+	// them after they are made.
+	positions []targetPos
+}
+
+// position returns where target i of w, a copy of the workload c was made for, is written:
+// found once (nil c: found each time).
+func (c *targetChecks) position(w *Workload, i int) targetPos {
+	if c == nil {
+		return targetPosOf(w, i)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.positions == nil {
+		c.positions = make([]targetPos, len(w.Spec.DeploymentTargets))
+		for j := range c.positions {
+			c.positions[j] = targetPosOf(w, j)
+		}
+	}
+	return c.positions[i]
 }
 
 // validate returns validateTargets of w, a copy of the workload c was made for, adding copies
