@@ -232,7 +232,7 @@ func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy,
 			if t.Environment != snap.Environment {
 				continue
 			}
-			out = append(out, workloadTarget(w, i, t, checks[w].position(w, i)))
+			out = append(out, checks[w].target(w, i))
 		}
 	}
 	for _, t := range authored {
@@ -255,6 +255,14 @@ func dedupeTargets(list []*DeploymentTarget, errs *Errors) []*DeploymentTarget {
 		out = append(out, t)
 	}
 	return out
+}
+
+// workspaceOf is the workspace of w's registration ("" without one).
+func workspaceOf(w *Workload) string {
+	if w.Registration == nil {
+		return ""
+	}
+	return w.Registration.Spec.Workspace
 }
 
 // targetPos is where target i of a workload is written: the line of its name and of each of
@@ -287,10 +295,7 @@ func workloadTarget(w *Workload, i int, t TargetSpec, pos targetPos) *Deployment
 	for k, v := range w.Labels {
 		labels[k] = v
 	}
-	workspace := ""
-	if w.Registration != nil {
-		workspace = w.Registration.Spec.Workspace
-	}
+	workspace := workspaceOf(w)
 	labels["workload"] = w.Name
 	labels["workspace"] = workspace
 	schemas := append(append([]string(nil), t.ConfigSchemas...), w.Spec.ConfigSchemas...)
