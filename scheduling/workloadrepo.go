@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 )
@@ -98,22 +97,30 @@ func sharingNames(ws []*Workload) map[*WorkloadRegistration]bool {
 func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested []*Object) {
 	byName := map[string][]nameProducer{}
 	var order []string
+	add := func(key string, p nameProducer) {
+		if byName[key] == nil {
+			order = append(order, key)
+		}
+		byName[key] = append(byName[key], p)
+	}
+	var targets []string
 	for _, w := range ws {
-		names := map[string]string{"workload/" + w.Name: ""}
+		targets = targets[:0]
 		for _, t := range w.Spec.DeploymentTargets {
-			name := TargetName(w.Name, t.Name)
-			names["target/"+name] = name
+			targets = append(targets, TargetName(w.Name, t.Name))
 		}
-		for _, n := range slices.Sorted(maps.Keys(names)) {
-			if byName[n] == nil {
-				order = append(order, n)
-			}
-			byName[n] = append(byName[n], nameProducer{w, names[n]})
+		slices.Sort(targets)
+		for _, name := range slices.Compact(targets) { // "target/…" sorts before "workload/…"
+			add("target/"+name, nameProducer{w, name})
 		}
+		add("workload/"+w.Name, nameProducer{w, ""})
 	}
 	out := map[*Workload]bool{}
 	for _, n := range order {
 		ps := byName[n]
+		if len(ps) < 2 {
+			continue
+		}
 		regs := map[*WorkloadRegistration]bool{}
 		for _, p := range ps {
 			regs[p.w.Registration] = true
