@@ -174,3 +174,39 @@ func TestLoadWithCacheParsesOnlyChangedFiles(t *testing.T) {
 	scheduling.Load(in)
 	require.Equal(t, 1, cache.Misses(), "one file changed, one parsed")
 }
+
+// TestLoadWithCacheFollowsTheRegistration loads the same workload file, unchanged, under a
+// registration whose name and workspace change from load to load: the deployment targets
+// derived from it follow (labels, workspace), as loading from scratch finds them.
+func TestLoadWithCacheFollowsTheRegistration(t *testing.T) {
+	const workload = `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: Workload
+metadata: {name: app, labels: {tier: web}}
+spec:
+  deploymentTargets:
+    - {name: a, environment: dev, labels: {size: s}, manifests: {repo: https://github.com/org/app, branch: main, path: a}}
+`
+	inputs := func(reg, workspace string) scheduling.Inputs {
+		env := `apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata: {name: ` + reg + `}
+spec: {workload: {repo: https://github.com/org/app, branch: main, path: deploy}, workspace: ` + workspace + `}
+`
+		return scheduling.Inputs{
+			Environment: "dev",
+			Env:         scheduling.Source{FS: hashedFS{fstest.MapFS{"env.yaml": {Data: []byte(env)}}}, Prefix: "dev:"},
+			Workloads:   scheduling.TreeWorkloads(hashedFS{fstest.MapFS{"org/app/main/deploy/w.yaml": {Data: []byte(workload)}}}, "wl:"),
+		}
+	}
+	cache := scheduling.NewParseCache()
+	for _, step := range []struct{ reg, workspace string }{{"app", "team"}, {"app", "team"}, {"app", "other"}, {"renamed", "other"}, {"app", "team"}} {
+		want := scheduling.Load(inputs(step.reg, step.workspace))
+		in := inputs(step.reg, step.workspace)
+		in.Cache = cache
+		got := scheduling.Load(in)
+		require.Equal(t, want, got, "%+v", step)
+		require.Len(t, got.Targets, 1)
+		require.Equal(t, step.workspace, got.Targets[0].Workspace)
+		require.Equal(t, "dev-"+step.reg, got.Targets[0].Labels["kustomize.toolkit.fluxcd.io/name"])
+	}
+}

@@ -96,6 +96,9 @@ func templateList(s *Snapshot) []*Template {
 // diffNamed returns the names present in one list only or whose content differs (changed),
 // and those whose content is the same but whose position differs (moved). Names are unique.
 func diffNamed[T named](prev, next []T, same, samePlace func(a, b T) bool) (changed, moved map[string]bool) {
+	if strictlySorted(prev) && strictlySorted(next) {
+		return diffSorted(prev, next, same, samePlace)
+	}
 	old := make(map[string]T, len(prev))
 	for _, x := range prev {
 		old[x.obj().Name] = x
@@ -105,6 +108,7 @@ func diffNamed[T named](prev, next []T, same, samePlace func(a, b T) bool) (chan
 		name := x.obj().Name
 		o, ok := old[name]
 		switch {
+		case ok && o.obj() == x.obj(): // the same object, shared by both snapshots
 		case !ok || !same(o, x):
 			changed[name] = true
 		case !samePlace(o, x):
@@ -114,6 +118,43 @@ func diffNamed[T named](prev, next []T, same, samePlace func(a, b T) bool) (chan
 	}
 	for name := range old {
 		changed[name] = true
+	}
+	return changed, moved
+}
+
+// strictlySorted tells whether the names of list are sorted, each one once.
+func strictlySorted[T named](list []T) bool {
+	for i := 1; i < len(list); i++ {
+		if list[i-1].obj().Name >= list[i].obj().Name {
+			return false
+		}
+	}
+	return true
+}
+
+// diffSorted is diffNamed of two lists sorted by name, each name once: walked side by side.
+func diffSorted[T named](prev, next []T, same, samePlace func(a, b T) bool) (changed, moved map[string]bool) {
+	changed, moved = map[string]bool{}, map[string]bool{}
+	i, j := 0, 0
+	for i < len(prev) || j < len(next) {
+		switch {
+		case j == len(next) || (i < len(prev) && prev[i].obj().Name < next[j].obj().Name):
+			changed[prev[i].obj().Name] = true
+			i++
+		case i == len(prev) || next[j].obj().Name < prev[i].obj().Name:
+			changed[next[j].obj().Name] = true
+			j++
+		default:
+			o, x := prev[i], next[j]
+			switch {
+			case o.obj() == x.obj(): // the same object, shared by both snapshots
+			case !same(o, x):
+				changed[x.obj().Name] = true
+			case !samePlace(o, x):
+				moved[x.obj().Name] = true
+			}
+			i, j = i+1, j+1
+		}
 	}
 	return changed, moved
 }

@@ -1,8 +1,8 @@
 package scheduling
 
 import (
-	"fmt"
 	"sort"
+	"strconv"
 )
 
 // Inputs are the sources an environment is computed from.
@@ -232,7 +232,7 @@ func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy,
 			if t.Environment != snap.Environment {
 				continue
 			}
-			out = append(out, workloadTarget(w, i, t))
+			out = append(out, checks[w].target(w, i))
 		}
 	}
 	for _, t := range authored {
@@ -257,9 +257,37 @@ func dedupeTargets(list []*DeploymentTarget, errs *Errors) []*DeploymentTarget {
 	return out
 }
 
-// workloadTarget builds the deployment target of target i of w, with the reference's labels:
-// target labels, overwritten by the workload's labels, then `workload` and `workspace`.
-func workloadTarget(w *Workload, i int, t TargetSpec) *DeploymentTarget {
+// workspaceOf is the workspace of w's registration ("" without one).
+func workspaceOf(w *Workload) string {
+	if w.Registration == nil {
+		return ""
+	}
+	return w.Registration.Spec.Workspace
+}
+
+// targetPos is where target i of a workload is written: the line of its name and of each of
+// its manifests' values.
+type targetPos struct {
+	line  int
+	lines map[string]int // "spec.manifests.KEY" → line, as for a DeploymentTarget written directly
+}
+
+// targetPosOf finds where target i of w is written.
+func targetPosOf(w *Workload, i int) targetPos {
+	path := "spec.deploymentTargets[" + strconv.Itoa(i) + "]"
+	t := w.Spec.DeploymentTargets[i]
+	pos := targetPos{line: w.At(path + ".name").Line, lines: make(map[string]int, len(t.Manifests))}
+	values := path + ".manifests."
+	for k := range t.Manifests {
+		pos.lines["spec.manifests."+k] = w.At(values + k).Line
+	}
+	return pos
+}
+
+// workloadTarget builds the deployment target of target i of w, written at pos, with the
+// reference's labels: target labels, overwritten by the workload's labels, then `workload`
+// and `workspace`.
+func workloadTarget(w *Workload, i int, t TargetSpec, pos targetPos) *DeploymentTarget {
 	labels := make(map[string]string, len(t.Labels)+len(w.Labels)+2)
 	for k, v := range t.Labels {
 		labels[k] = v
@@ -267,21 +295,12 @@ func workloadTarget(w *Workload, i int, t TargetSpec) *DeploymentTarget {
 	for k, v := range w.Labels {
 		labels[k] = v
 	}
-	workspace := ""
-	if w.Registration != nil {
-		workspace = w.Registration.Spec.Workspace
-	}
+	workspace := workspaceOf(w)
 	labels["workload"] = w.Name
 	labels["workspace"] = workspace
-	path := fmt.Sprintf("spec.deploymentTargets[%d]", i)
-	line := w.At(path + ".name").Line
 	schemas := append(append([]string(nil), t.ConfigSchemas...), w.Spec.ConfigSchemas...)
-	lines := make(map[string]int, len(t.Manifests))
-	for k := range t.Manifests { // where each value is written, as for a DeploymentTarget written directly
-		lines["spec.manifests."+k] = w.At(path + ".manifests." + k).Line
-	}
 	return &DeploymentTarget{
-		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: line}, lines: lines},
+		Object:        Object{Kind: KindDeploymentTarget, Name: TargetName(w.Name, t.Name), Labels: labels, Pos: Pos{File: w.Pos.File, Line: pos.line}, lines: pos.lines},
 		Workload:      w.Name,
 		Workspace:     workspace,
 		Environment:   t.Environment,

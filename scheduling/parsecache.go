@@ -62,6 +62,43 @@ type targetChecks struct {
 	hosts []string
 	errs  Errors
 	bad   map[int]bool
+	// made keeps, for each deployment target, the DeploymentTarget last derived from a copy
+	// (nil: not yet), shared by the next snapshots while the copies' labels and workspace stay
+	// the same: nothing changes a DeploymentTarget once loading has made it.
+	made []madeTarget
+}
+
+// madeTarget is a DeploymentTarget derived from a copy of a parsed workload, and what of the
+// copy it was derived from beyond the parsed workload: its labels and its workspace.
+type madeTarget struct {
+	target    *DeploymentTarget
+	labels    map[string]string
+	workspace string
+	pos       targetPos
+	found     bool // pos is known
+}
+
+// target returns the DeploymentTarget of target i of w, a copy of the workload c was made for:
+// the one made last time when w's labels and workspace are the same (nil c: made each time).
+func (c *targetChecks) target(w *Workload, i int) *DeploymentTarget {
+	t := w.Spec.DeploymentTargets[i]
+	if c == nil {
+		return workloadTarget(w, i, t, targetPosOf(w, i))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.made == nil {
+		c.made = make([]madeTarget, len(w.Spec.DeploymentTargets))
+	}
+	m, ws := &c.made[i], workspaceOf(w)
+	if m.target != nil && m.workspace == ws && maps.Equal(m.labels, w.Labels) {
+		return m.target
+	}
+	if !m.found {
+		m.pos, m.found = targetPosOf(w, i), true
+	}
+	m.target, m.labels, m.workspace = workloadTarget(w, i, t, m.pos), maps.Clone(w.Labels), ws
+	return m.target
 }
 
 // validate returns validateTargets of w, a copy of the workload c was made for, adding copies

@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 )
@@ -96,27 +95,32 @@ func sharingNames(ws []*Workload) map[*WorkloadRegistration]bool {
 // reported at its file, naming the other's, and returned as broken, so that the targets keep
 // their last good output and nothing is removed.
 func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested []*Object) {
-	type producer struct {
-		w    *Workload
-		what string // the name's kind, for messages
-	}
-	byName := map[string][]producer{}
+	byName := map[string][]nameProducer{}
 	var order []string
+	add := func(key string, p nameProducer) {
+		if byName[key] == nil {
+			order = append(order, key)
+		}
+		byName[key] = append(byName[key], p)
+	}
+	var targets []string
 	for _, w := range ws {
-		names := map[string]string{"workload/" + w.Name: ObjectRef(KindWorkload, w.Name)}
+		targets = targets[:0]
 		for _, t := range w.Spec.DeploymentTargets {
-			names["target/"+TargetName(w.Name, t.Name)] = fmt.Sprintf("deployment target name %q", TargetName(w.Name, t.Name))
+			targets = append(targets, TargetName(w.Name, t.Name))
 		}
-		for _, n := range slices.Sorted(maps.Keys(names)) {
-			if byName[n] == nil {
-				order = append(order, n)
-			}
-			byName[n] = append(byName[n], producer{w, names[n]})
+		slices.Sort(targets)
+		for _, name := range slices.Compact(targets) { // "target/…" sorts before "workload/…"
+			add("target/"+name, nameProducer{w, name})
 		}
+		add("workload/"+w.Name, nameProducer{w, ""})
 	}
 	out := map[*Workload]bool{}
 	for _, n := range order {
 		ps := byName[n]
+		if len(ps) < 2 {
+			continue
+		}
 		regs := map[*WorkloadRegistration]bool{}
 		for _, p := range ps {
 			regs[p.w.Registration] = true
@@ -128,7 +132,7 @@ func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested
 			for _, other := range ps {
 				if other.w.Registration != p.w.Registration {
 					errs.Add(p.w.Pos, p.w.Ref(), "%s is also produced at %s (registration %q); without the control plane's history to tell which registration is older, neither is rendered (their last output stays)",
-						p.what, other.w.Pos, registrationName(other.w))
+						p.what(), other.w.Pos, registrationName(other.w))
 					break
 				}
 			}
@@ -144,6 +148,20 @@ func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested
 		kept = append(kept, w)
 	}
 	return kept, contested
+}
+
+// nameProducer is a workload producing a contested name: its own, or a deployment target's.
+type nameProducer struct {
+	w      *Workload
+	target string // the deployment target's name; "" for the Workload's own name
+}
+
+// what names the produced name's kind and value, for messages.
+func (p nameProducer) what() string {
+	if p.target == "" {
+		return ObjectRef(KindWorkload, p.w.Name)
+	}
+	return fmt.Sprintf("deployment target name %q", p.target)
 }
 
 func registrationName(w *Workload) string {

@@ -9,7 +9,7 @@ import (
 )
 
 // Cache keeps what reading trees found, by content address, so that reading the same sources
-// again costs what changed: a source whose tree (and .sourceignore) did not change is neither
+// again costs what changed: a commit read before is not decoded again; a source whose tree (and .sourceignore) did not change is neither
 // listed nor read (the FS read last time is returned, with what was selected from it); within a
 // changed source only the subtrees whose hash changed are listed and only the blobs whose hash
 // changed are read. The limits of a source are still decided on the whole source, from the
@@ -27,6 +27,7 @@ type Cache struct {
 	blobs   gens[plumbing.Hash, []byte]
 	sizes   gens[plumbing.Hash, int64]
 	pins    gens[plumbing.Hash, mainPin]
+	roots   gens[rootKey, foundSource]
 	stats   CacheStats // of this round
 	last    CacheStats // of the last round swept
 }
@@ -42,7 +43,8 @@ type CacheStats struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache {
 	return &Cache{sources: newGens[sourceKey, treeFS](), trees: newGens[plumbing.Hash, *listing](),
-		blobs: newGens[plumbing.Hash, []byte](), sizes: newGens[plumbing.Hash, int64](), pins: newGens[plumbing.Hash, mainPin]()}
+		blobs: newGens[plumbing.Hash, []byte](), sizes: newGens[plumbing.Hash, int64](), pins: newGens[plumbing.Hash, mainPin](),
+		roots: newGens[rootKey, foundSource]()}
 }
 
 // WithCache makes TreeFS read through c (nil: no cache).
@@ -63,6 +65,7 @@ func (c *Cache) Sweep() CacheStats {
 	c.blobs.sweep()
 	c.sizes.sweep()
 	c.pins.sweep()
+	c.roots.sweep()
 	s := c.stats
 	c.stats, c.last = CacheStats{}, s
 	return s
@@ -156,6 +159,7 @@ func (c *Cache) treesPart() *gens[plumbing.Hash, *listing] { return &c.trees }
 func (c *Cache) blobsPart() *gens[plumbing.Hash, []byte]   { return &c.blobs }
 func (c *Cache) sizesPart() *gens[plumbing.Hash, int64]    { return &c.sizes }
 func (c *Cache) pinsPart() *gens[plumbing.Hash, mainPin]   { return &c.pins }
+func (c *Cache) rootsPart() *gens[rootKey, foundSource]    { return &c.roots }
 func countReused(s *CacheStats)                            { s.SourcesReused++ }
 func countRead(s *CacheStats)                              { s.SourcesRead++ }
 func countTree(s *CacheStats)                              { s.TreesListed++ }

@@ -41,13 +41,9 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	for _, opt := range opts {
 		opt(&o)
 	}
-	c, err := repo.CommitObject(commit)
+	key, under, err := sourceAt(repo, commit, &o)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", commit, err)
-	}
-	key, under, err := sourceOf(repo, c.TreeHash, &o)
-	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		return nil, err
 	}
 	if t, ok := lookup(o.cache, (*Cache).sourcesPart, key); ok {
 		o.cache.note(countReused)
@@ -59,6 +55,39 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	}
 	store(o.cache, (*Cache).sourcesPart, key, out, countRead)
 	return out, nil
+}
+
+// rootKey identifies what TreeFS reads of a commit: a commit never changes, so neither does
+// the source found in it.
+type rootKey struct {
+	commit      plumbing.Hash
+	under, root string
+	limits      limits
+}
+
+// foundSource is what sourceOf found of a commit's tree.
+type foundSource struct {
+	key   sourceKey
+	under *object.TreeEntry
+}
+
+// sourceAt is sourceOf the tree of commit, found once per commit through the cache: the
+// commit and the trees on the way to the folder read are decoded only for a commit not seen.
+func sourceAt(repo *git.Repository, commit plumbing.Hash, o *treeOptions) (sourceKey, *object.TreeEntry, error) {
+	rk := rootKey{commit: commit, under: o.under, root: o.root, limits: limitsOf(o.policy)}
+	if f, ok := lookup(o.cache, (*Cache).rootsPart, rk); ok {
+		return f.key, f.under, nil
+	}
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return sourceKey{}, nil, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	key, under, err := sourceOf(repo, c.TreeHash, o)
+	if err != nil {
+		return sourceKey{}, nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	}
+	store(o.cache, (*Cache).rootsPart, rk, foundSource{key: key, under: under}, nil)
+	return key, under, nil
 }
 
 // sourceOf finds what TreeFS reads of the tree of hash root: its key, and the entry of the

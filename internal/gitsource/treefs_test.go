@@ -165,3 +165,34 @@ func TestTreeFSGivesBlobHashes(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, want, hash)
 }
+
+// Through a cache, which finds the source of a commit once, each read of a commit seen before
+// still gets what its folder and limits select.
+func TestTreeFSThroughACacheFollowsTheOptions(t *testing.T) {
+	repo, err := git.Init(memory.NewStorage(), nil)
+	require.NoError(t, err)
+	head := commitFiles(t, repo, plumbing.ZeroHash, map[string]string{
+		"a/x.yaml": "kind: Workload\n",
+		"b/y.yaml": "kind: ConfigMap\n" + strings.Repeat("#", 2000) + "\n",
+	}, time.Unix(0, 0))
+	cache := NewCache()
+	for round := range 2 {
+		for _, c := range []struct {
+			dir, present, absent string
+			maxFile              int64
+			large                bool
+		}{{"a", "a/x.yaml", "b/y.yaml", 0, false}, {"b", "b/y.yaml", "a/x.yaml", 0, false}, {"b", "b/y.yaml", "a/x.yaml", 1000, true}} {
+			fsys, err := TreeFS(repo, head, Under(c.dir), WithCache(cache), MaxFileBytes(c.maxFile))
+			require.NoError(t, err)
+			_, err = fs.ReadFile(fsys, c.present)
+			if c.large {
+				require.ErrorIs(t, err, ErrTooLarge, "round %d %s: the file limit applies", round, c.dir)
+			} else {
+				require.NoError(t, err, "round %d %s", round, c.dir)
+			}
+			_, err = fs.Stat(fsys, c.absent)
+			require.ErrorIs(t, err, fs.ErrNotExist, "round %d %s", round, c.dir)
+		}
+		cache.Sweep()
+	}
+}
