@@ -46,23 +46,19 @@ func (c REST) Statuses(ctx context.Context, repo envref.Repo, sha string) ([]*gi
 		limit = DefaultMaxStatuses
 	}
 	tooMany := StatusLimitError(repo, sha, limit)
-	opts := &github.ListOptions{PerPage: statusPage}
-	var out []*github.RepoStatus
-	for pages := 0; ; pages++ {
+	b := bound{max: limit, what: tooMany.What, setting: tooMany.Setting}
+	return all(b, func(page int) ([]*github.RepoStatus, int, error) {
+		opts := &github.ListOptions{PerPage: statusPage}
+		if page > 1 { // the first page's URL stays the one its conditional request is cached by
+			opts.Page = page
+		}
 		combined, resp, err := c.gh.Repositories.GetCombinedStatus(ctx, repo.Owner, repo.Name, sha, opts)
 		if err != nil {
-			return nil, classify(err)
+			return nil, 0, classify(err)
 		}
-		out = append(out, combined.Statuses...)
-		if combined.GetTotalCount() > limit || len(out) > limit {
-			return nil, tooMany
+		if combined.GetTotalCount() > limit {
+			return nil, 0, tooMany
 		}
-		if resp.NextPage == 0 || len(combined.Statuses) == 0 {
-			return out, nil
-		}
-		if pages >= limit/statusPage { // GitHub keeps offering pages beyond its own count
-			return nil, tooMany
-		}
-		opts.Page = resp.NextPage
-	}
+		return combined.Statuses, NextPage(resp), nil
+	})
 }
