@@ -79,3 +79,28 @@ func treeOf(t *testing.T, rp *repo, commit string) plumbing.Hash {
 	require.NoError(t, err)
 	return c.TreeHash
 }
+
+// TestPushPayloadListsARenameAsRemovedAndAdded checks the file lists of a push commit: what is
+// added, removed and modified, and a rename (which the diffs report as such) as a removal and
+// an addition, as GitHub's push payloads list them.
+func TestPushPayloadListsARenameAsRemovedAndAdded(t *testing.T) {
+	sim, err := New(Options{Dir: t.TempDir()})
+	require.NoError(t, err)
+	inst := sim.CreateInstallation("o")
+	require.NoError(t, sim.CreateRepo(inst, "o", "r", "main"))
+	body := "a long enough body for rename detection to pair the two files\n"
+	_, err = sim.CommitFiles("o", "r", "main", map[string]*string{"old/a.yaml": ptr(body), "b.yaml": ptr("b\n"), "c.yaml": ptr("c\n")}, "base")
+	require.NoError(t, err)
+	head, err := sim.CommitFiles("o", "r", "main", map[string]*string{
+		"old/a.yaml": nil, "new/a.yaml": ptr(body), "b.yaml": ptr("b2\n"), "c.yaml": nil, "d.yaml": ptr("d\n")}, "change")
+	require.NoError(t, err)
+	rp := sim.lookupRepo("o", "r")
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	c, err := rp.commitObj(plumbing.NewHash(head))
+	require.NoError(t, err)
+	added, removed, modified := rp.changedPaths(c)
+	require.Equal(t, []string{"d.yaml", "new/a.yaml"}, added)
+	require.Equal(t, []string{"c.yaml", "old/a.yaml"}, removed)
+	require.Equal(t, []string{"b.yaml"}, modified)
+}
