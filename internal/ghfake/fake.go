@@ -45,6 +45,10 @@ type GitHub struct {
 	Teams             map[string][]string                  // "org/slug" → member logins
 	CommitLogins      map[string][]string                  // commit → logins of its author and committer
 	comments          map[commentKey][]*github.IssueComment
+
+	// BeforeCall, when set before use, is called at the start of every call with its method,
+	// outside the fake's lock: a test makes concurrent calls meet with it.
+	BeforeCall func(method string)
 }
 
 var _ ghport.GitHub = (*GitHub)(nil)
@@ -103,6 +107,9 @@ func (g *GitHub) Reset() {
 // enter records a call and returns the error the test asked for, if any; the caller holds
 // the lock until it returns (call defer g.mu.Unlock()).
 func (g *GitHub) enter(method string, repo envref.Repo, args ...any) error {
+	if g.BeforeCall != nil {
+		g.BeforeCall(method)
+	}
 	g.mu.Lock()
 	g.calls = append(g.calls, Call{Method: method, Repo: repo, Args: args})
 	if errs := g.fail[method]; len(errs) > 0 {

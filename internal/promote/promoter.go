@@ -56,6 +56,7 @@ type Promoter struct {
 	teams   teamCache
 	trail   audit.Appender // the audit trail; nil: decisions are only logged
 	holds   Holds          // holds of environments; nil: none
+	runs    keyLocks       // check runs being found and then created or updated
 }
 
 // Scheduler is told of work a promotion makes due. The app queues it.

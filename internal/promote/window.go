@@ -106,7 +106,9 @@ func heldButtons(v window.Verdict, manual bool) []*github.CheckRunAction {
 
 // upsertApproval writes the "Promote to <env>" check run of l as action_required with the
 // given text and buttons, creating it when the commit has none; an unchanged one is left alone.
+// Within the process, one upsert of a check run runs at a time.
 func (p *Promoter) upsertApproval(ctx context.Context, gh ghport.GitHub, l Locator, title, summary string, actions []*github.CheckRunAction) error {
+	defer p.runs.lock(fmt.Sprint(l.Installation, "/", approvalID(l)))()
 	existing, err := ghport.FindCheckRun(ctx, gh, l.ControlPlane, l.Commit, ApprovalCheckName(l.Env), approvalID(l))
 	if err != nil {
 		return err
