@@ -30,10 +30,10 @@ type fileDiff struct {
 // derived (derivedDiff).
 func (rp *repo) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
 	key := [2]plumbing.Hash{a, b}
-	if d, ok := rp.diffs[key]; ok {
+	if d, ok := rp.diffs.get(key); ok {
 		return d, nil
 	}
-	if last, ok := rp.lastDiffs[a]; ok && last.to == b {
+	if last, ok := rp.lastDiffs.get(a); ok && last.to == b {
 		return last.files, nil
 	}
 	d, derived, err := rp.derivedDiff(a, b)
@@ -52,16 +52,25 @@ func (rp *repo) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
 // remember keeps a computed diff.
 func (rp *repo) remember(a, b plumbing.Hash, d []fileDiff) {
 	if len(d) > renameLimit {
-		if rp.lastDiffs == nil {
-			rp.lastDiffs = map[plumbing.Hash]lastDiff{}
-		}
-		rp.lastDiffs[a] = lastDiff{to: b, files: d}
+		rp.lastDiffs.put(a, lastDiff{to: b, files: d})
 		return
 	}
-	if rp.diffs == nil {
-		rp.diffs = map[[2]plumbing.Hash][]fileDiff{}
-	}
-	rp.diffs[[2]plumbing.Hash{a, b}] = d
+	rp.diffs.put([2]plumbing.Hash{a, b}, d)
+}
+
+// What the simulator keeps of the diffs it computed, per repository: enough for the pull
+// requests and pushes a test has in flight, bounded whatever their number.
+const (
+	keptDiffs     = 1024    // small diffs, by pair of trees
+	keptLastDiffs = 8       // large diffs, the newest from each tree
+	keptPatches   = 1 << 16 // file patches, by pair of blobs
+)
+
+// initDiffCaches makes the repository's empty diff caches.
+func (rp *repo) initDiffCaches() {
+	rp.diffs = newCapped[[2]plumbing.Hash, []fileDiff](keptDiffs)
+	rp.lastDiffs = newCapped[plumbing.Hash, lastDiff](keptLastDiffs)
+	rp.patches = newCapped[[2]plumbing.Hash, fileDiff](keptPatches)
 }
 
 // renameLimit is how many added and removed files a diff may have for renames to be detected;
@@ -101,7 +110,7 @@ func (rp *repo) computeDiff(a, b plumbing.Hash) ([]fileDiff, error) {
 // fileDiff describes one changed file; the patch of a pair of blobs is computed once.
 func (rp *repo) fileDiff(ch *object.Change) (fileDiff, error) {
 	key := [2]plumbing.Hash{ch.From.TreeEntry.Hash, ch.To.TreeEntry.Hash}
-	d, ok := rp.patches[key]
+	d, ok := rp.patches.get(key)
 	if !ok {
 		patch, err := ch.Patch()
 		if err != nil {
@@ -112,10 +121,7 @@ func (rp *repo) fileDiff(ch *object.Change) (fileDiff, error) {
 			return fileDiff{}, fmt.Errorf("diff patch of %s: %d file patches", ch.To.Name, len(fps))
 		}
 		d = describeFilePatch(fps[0])
-		if rp.patches == nil {
-			rp.patches = map[[2]plumbing.Hash]fileDiff{}
-		}
-		rp.patches[key] = d
+		rp.patches.put(key, d)
 	}
 	d.status, d.path, d.previous = "modified", ch.To.Name, ""
 	switch {

@@ -26,7 +26,7 @@ type lastDiff struct {
 // when there is none or the result is small enough for rename detection (then it is computed
 // whole, so that renames are reported as GitHub does).
 func (rp *repo) derivedDiff(a, b plumbing.Hash) ([]fileDiff, bool, error) {
-	prev, ok := rp.lastDiffs[a]
+	prev, ok := rp.lastDiffs.get(a)
 	if !ok || a.IsZero() || len(prev.files) <= renameLimit {
 		return nil, false, nil
 	}

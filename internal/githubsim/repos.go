@@ -37,9 +37,9 @@ type repo struct {
 	labels      map[string]*github.Label
 	comments    []*issueComment
 	perms       map[string]string
-	diffs       map[[2]plumbing.Hash][]fileDiff // small tree diffs already computed (trees never change)
-	lastDiffs   map[plumbing.Hash]lastDiff      // the newest large diff from each tree
-	patches     map[[2]plumbing.Hash]fileDiff   // file patches by (from, to) blob, likewise
+	diffs       *capped[[2]plumbing.Hash, []fileDiff] // small tree diffs already computed (trees never change)
+	lastDiffs   *capped[plumbing.Hash, lastDiff]      // the newest large diff from each tree
+	patches     *capped[[2]plumbing.Hash, fileDiff]   // file patches by (from, to) blob, likewise
 }
 
 func (rp *repo) fullName() string { return rp.owner + "/" + rp.name }
@@ -72,6 +72,7 @@ func (s *Server) CreateRepo(installationID int64, owner, name, defaultBranch str
 		nextNumber: 1, suites: map[string]int64{}, labels: map[string]*github.Label{},
 		perms: map[string]string{},
 	}
+	rp.initDiffCaches()
 	s.mu.Lock()
 	s.repos[repoKey(owner, name)] = rp
 	s.mu.Unlock()
