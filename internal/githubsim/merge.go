@@ -10,70 +10,122 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // errConflict reports a merge that needs a human.
 var errConflict = errors.New("merge conflict")
 
-// mergeTrees merges ours and theirs against their merge base tree. Files
-// changed on both sides are merged line by line with `git merge-file`.
+// mergeTrees merges ours and theirs against their merge base tree (zero: empty), as if path
+// by path: a path changed on one side only takes that side, and files changed on both sides
+// are merged line by line with `git merge-file`. It reads only the subtrees that differ: a
+// subtree equal on two sides is decided by its hash, so the cost follows the change.
 func (rp *repo) mergeTrees(base, ours, theirs plumbing.Hash) (plumbing.Hash, error) {
-	fb, err := rp.flatten(base)
+	h, _, err := rp.mergeDir("", base, ours, theirs)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	fo, err := rp.flatten(ours)
-	if err != nil {
-		return plumbing.ZeroHash, err
+	if h.IsZero() { // everything removed: the empty tree
+		return rp.writeTree(nil)
 	}
-	ft, err := rp.flatten(theirs)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	ed, err := rp.newTreeEditor(ours)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	for p, t := range unionPaths(fo, ft) {
-		if err := rp.mergePath(ed, p, fb[p], fo[p], t); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
-	return ed.write()
+	return h, nil
 }
 
-// unionPaths maps every path changed on theirs (or present only in ours) to theirs' entry.
-func unionPaths(ours, theirs map[string]fileEntry) map[string]fileEntry {
-	out := map[string]fileEntry{}
-	for p, e := range theirs {
-		out[p] = e
+// mergeDir merges the directory at path; empty reports that nothing is left of it.
+func (rp *repo) mergeDir(path string, base, ours, theirs plumbing.Hash) (h plumbing.Hash, empty bool, err error) {
+	switch {
+	case ours == theirs || theirs == base:
+		return ours, ours.IsZero(), nil
+	case ours == base:
+		return theirs, theirs.IsZero(), nil
 	}
-	for p := range ours {
-		if _, ok := out[p]; !ok {
-			out[p] = fileEntry{}
+	b, err := rp.entriesOf(base)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	o, err := rp.entriesOf(ours)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	t, err := rp.entriesOf(theirs)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	out := make([]object.TreeEntry, 0, max(len(o), len(t)))
+	for name := range unionNames(o, t) {
+		en, ok, err := rp.mergeEntry(path+name, b[name], o[name], t[name])
+		if err != nil {
+			return plumbing.ZeroHash, false, err
 		}
+		if ok {
+			en.Name = name
+			out = append(out, en)
+		}
+	}
+	if len(out) == 0 {
+		return plumbing.ZeroHash, true, nil
+	}
+	h, err = rp.writeTree(out)
+	return h, false, err
+}
+
+// mergeEntry merges one name of a directory (a zero entry: absent on that side); ok is false
+// when nothing is left of it.
+func (rp *repo) mergeEntry(path string, b, o, t object.TreeEntry) (object.TreeEntry, bool, error) {
+	switch {
+	case sameEntry(o, t) || sameEntry(t, b):
+		return o, !o.Hash.IsZero(), nil
+	case sameEntry(o, b):
+		return t, !t.Hash.IsZero(), nil
+	case isDirOrAbsent(o) && isDirOrAbsent(t):
+		h, empty, err := rp.mergeDir(path+"/", dirHash(b), o.Hash, t.Hash)
+		return object.TreeEntry{Mode: filemode.Dir, Hash: h}, !empty, err
+	case o.Mode == filemode.Dir || t.Mode == filemode.Dir: // a file on one side, a directory on the other
+		return object.TreeEntry{}, false, fmt.Errorf("%s: %w", path, errConflict)
+	}
+	if b.Mode == filemode.Dir {
+		b = object.TreeEntry{}
+	}
+	if sameEntry(t, b) {
+		return o, !o.Hash.IsZero(), nil
+	}
+	if sameEntry(o, b) {
+		return t, !t.Hash.IsZero(), nil
+	}
+	if o.Hash.IsZero() || t.Hash.IsZero() || o.Mode != t.Mode || o.Mode == filemode.Submodule {
+		return object.TreeEntry{}, false, fmt.Errorf("%s: %w", path, errConflict)
+	}
+	h, err := rp.mergeFile(b.Hash, o.Hash, t.Hash)
+	if err != nil {
+		return object.TreeEntry{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return object.TreeEntry{Mode: o.Mode, Hash: h}, true, nil
+}
+
+// unionNames is the set of names on either side.
+func unionNames(ours, theirs map[string]object.TreeEntry) map[string]bool {
+	out := make(map[string]bool, max(len(ours), len(theirs)))
+	for name := range ours {
+		out[name] = true
+	}
+	for name := range theirs {
+		out[name] = true
 	}
 	return out
 }
 
-func (rp *repo) mergePath(ed *treeEditor, p string, b, o, t fileEntry) error {
-	switch {
-	case o == t, t == b:
-		return nil
-	case o == b:
-		if t.hash.IsZero() {
-			return ed.remove(p)
-		}
-		return ed.set(p, t.mode, t.hash)
+func sameEntry(x, y object.TreeEntry) bool {
+	return x.Hash == y.Hash && (x.Hash.IsZero() || x.Mode == y.Mode)
+}
+
+func isDirOrAbsent(e object.TreeEntry) bool { return e.Hash.IsZero() || e.Mode == filemode.Dir }
+
+// dirHash is the tree of a directory entry, zero for a file or an absent entry.
+func dirHash(e object.TreeEntry) plumbing.Hash {
+	if e.Mode != filemode.Dir {
+		return plumbing.ZeroHash
 	}
-	if o.hash.IsZero() || t.hash.IsZero() || o.mode != t.mode || o.mode == filemode.Submodule {
-		return fmt.Errorf("%s: %w", p, errConflict)
-	}
-	h, err := rp.mergeFile(b.hash, o.hash, t.hash)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	return ed.set(p, o.mode, h)
+	return e.Hash
 }
 
 // mergeFile runs `git merge-file` on three blobs (a zero base is empty).

@@ -130,25 +130,34 @@ func (e *treeEditor) remove(path string) error {
 	return nil
 }
 
-// write stores every changed tree and returns the root tree hash.
+// write stores every changed tree and returns the root tree hash. A directory left without
+// files is dropped, as git has no empty directories.
 func (e *treeEditor) write() (plumbing.Hash, error) {
-	return e.writeNode(e.root)
+	h, err := e.writeNode(e.root)
+	if err == nil && h.IsZero() {
+		return e.rp.writeTree(nil)
+	}
+	return h, err
 }
 
+// writeNode stores a changed tree and its changed subtrees; zero when nothing is left of it.
 func (e *treeEditor) writeNode(n *treeNode) (plumbing.Hash, error) {
 	entries := make([]object.TreeEntry, 0, len(n.entries))
 	for name, item := range n.entries {
 		h := item.hash
 		if item.mode == filemode.Dir && item.sub != nil && h.IsZero() {
-			if len(item.sub.entries) == 0 {
-				continue
-			}
 			var err error
 			if h, err = e.writeNode(item.sub); err != nil {
 				return plumbing.ZeroHash, err
 			}
+			if h.IsZero() {
+				continue
+			}
 		}
 		entries = append(entries, object.TreeEntry{Name: name, Mode: item.mode, Hash: h})
+	}
+	if len(entries) == 0 {
+		return plumbing.ZeroHash, nil
 	}
 	return e.rp.writeTree(entries)
 }
