@@ -220,7 +220,43 @@ type structField struct {
 	enum     []string
 }
 
+// knownFields holds the fields of every struct type a Kalypso kind's spec reaches, and of the
+// metadata, computed once when the package starts and only read afterwards: every document of
+// a kind would otherwise look its fields up again.
+var knownFields = func() map[reflect.Type]map[string]structField {
+	out := map[reflect.Type]map[string]structField{}
+	addFields(out, reflect.TypeOf(metadata{}))
+	for _, spec := range specTypes {
+		addFields(out, reflect.TypeOf(spec()))
+	}
+	return out
+}()
+
+// addFields adds the fields of the struct types t reaches (through pointers, slices, arrays
+// and maps) to known.
+func addFields(known map[reflect.Type]map[string]structField, t reflect.Type) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || known[t] != nil {
+		return
+	}
+	known[t] = fieldsOf(t)
+	for i := 0; i < t.NumField(); i++ {
+		addFields(known, t.Field(i).Type)
+	}
+}
+
+// structFields returns the decodable fields of a struct type by their yaml name. The map may
+// be shared: callers only read it.
 func structFields(t reflect.Type) map[string]structField {
+	if f, ok := knownFields[t]; ok {
+		return f
+	}
+	return fieldsOf(t)
+}
+
+func fieldsOf(t reflect.Type) map[string]structField {
 	fields := map[string]structField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -230,7 +266,7 @@ func structFields(t reflect.Type) map[string]structField {
 			continue
 		}
 		if opts == "inline" {
-			for k, sub := range structFields(f.Type) {
+			for k, sub := range fieldsOf(f.Type) {
 				sub.index = append([]int{i}, sub.index...)
 				fields[k] = sub
 			}

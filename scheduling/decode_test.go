@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"reflect"
 	"testing"
 	"testing/fstest"
 
@@ -122,4 +123,16 @@ func TestSourceIgnoreAndNonYAMLFiles(t *testing.T) {
 	require.Equal(t, []string{"a", "b", "e", "m1", "m2"}, names)
 	require.Equal(t, "env:multi/two-docs.yaml", objs.clusterTypes[4].Pos.File)
 	require.Equal(t, 10, objs.clusterTypes[4].Pos.Line)
+}
+
+// TestFieldsOfEveryKindAreKnownAhead checks that the fields of every spec type, and of the
+// struct types they reach, are looked up in the table made when the package starts, and that
+// the table says what looking at the type says.
+func TestFieldsOfEveryKindAreKnownAhead(t *testing.T) {
+	for kind, spec := range specTypes {
+		typ := reflect.TypeOf(spec()).Elem()
+		require.Contains(t, knownFields, typ, kind)
+		require.Equal(t, fieldsOf(typ), structFields(typ), kind)
+	}
+	require.Contains(t, knownFields, reflect.TypeOf(TargetSpec{}), "a type reached through a slice of a spec")
 }
