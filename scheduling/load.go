@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 )
@@ -122,44 +123,74 @@ func pickGitOpsRepo(repos []*GitOpsRepo, errs *Errors) *GitOpsRepo {
 	return repos[0]
 }
 
-// loadWorkloads reads the Workload of every registration from its repository.
+// loadWorkloads reads the workloads each registration points at: every repository is listed
+// and read first, all their files are parsed together (on every core), and the workloads are
+// then added registration by registration, in the order of their names.
 func loadWorkloads(snap *Snapshot, objs *objects, ws WorkloadSource, l *loader) {
 	regs := dedupe(objs.registrations, &snap.Errors)
 	sort.Slice(regs, func(i, j int) bool { return regs[i].Name < regs[j].Name })
 	snap.Registrations = regs
-	for _, reg := range regs {
-		if ws == nil {
-			snap.Errors.Add(reg.Pos, reg.Ref(), "no workload repositories are available to read %s", reg.Spec.Workload.Repo)
-			snap.Incomplete = true
-			continue
+	opened := make([]openedWorkload, len(regs))
+	read := make([]*readSource, 0, len(regs))
+	for i, reg := range regs {
+		if opened[i] = openWorkload(ws, reg, l); opened[i].files != nil {
+			read = append(read, opened[i].files)
 		}
-		loadRegistration(snap, objs, ws, reg, l)
+	}
+	l.parseAll(read...)
+	for i, reg := range regs {
+		addWorkloads(snap, objs, reg, opened[i], l)
 	}
 }
 
-func loadRegistration(snap *Snapshot, objs *objects, ws WorkloadSource, reg *WorkloadRegistration, l *loader) {
+// openedWorkload is the repository of a registration, listed and read; or why it cannot be,
+// and where to say so.
+type openedWorkload struct {
+	src   Source
+	files *readSource
+	err   error
+	at    Pos
+}
+
+// openWorkload finds the repository a registration points at and reads its files.
+func openWorkload(ws WorkloadSource, reg *WorkloadRegistration, l *loader) openedWorkload {
+	if ws == nil {
+		return openedWorkload{err: fmt.Errorf("no workload repositories are available to read %s", reg.Spec.Workload.Repo), at: reg.Pos}
+	}
 	spec := reg.Spec.Workload
 	dir, err := SubPath(spec.Path)
+	var src Source
 	if err == nil {
-		var src Source
-		if src, err = ws.Workload(spec); err == nil {
-			var found objects
-			l.read(src, dir, &found, &snap.Incomplete)
-			found.keepOnlyWorkloads(&snap.Errors)
-			for _, w := range found.workloads {
-				w.Registration = reg
-				w.Labels["kustomize.toolkit.fluxcd.io/name"] = snap.Environment + "-" + reg.Name
-				w.Labels["kustomize.toolkit.fluxcd.io/namespace"] = "flux-system"
-			}
-			objs.workloads = append(objs.workloads, found.workloads...)
-			objs.broken = append(objs.broken, found.broken...)
-			objs.unreadable = objs.unreadable || found.unreadable
-			snap.Sources = append(snap.Sources, SourceCommit{Name: "workload " + reg.Name, Repo: spec.Repo, Branch: spec.Branch, Commit: src.Commit})
-			return
-		}
+		src, err = ws.Workload(spec)
 	}
-	snap.Errors.Add(reg.At("spec.workload"), reg.Ref(), "cannot read the workload: %v", err)
-	snap.Incomplete = true
+	if err != nil {
+		return openedWorkload{err: fmt.Errorf("cannot read the workload: %w", err), at: reg.At("spec.workload")}
+	}
+	return openedWorkload{src: src, files: l.gather(src, dir)}
+}
+
+// addWorkloads adds the workloads a registration delivered, or the error that it did not.
+func addWorkloads(snap *Snapshot, objs *objects, reg *WorkloadRegistration, o openedWorkload, l *loader) {
+	if o.err != nil {
+		snap.Errors.Add(o.at, reg.Ref(), "%v", o.err)
+		snap.Incomplete = true
+		return
+	}
+	var found objects
+	if !l.addFiles(o.files, &found) {
+		snap.Incomplete = true
+	}
+	found.keepOnlyWorkloads(&snap.Errors)
+	for _, w := range found.workloads {
+		w.Registration = reg
+		w.Labels["kustomize.toolkit.fluxcd.io/name"] = snap.Environment + "-" + reg.Name
+		w.Labels["kustomize.toolkit.fluxcd.io/namespace"] = "flux-system"
+	}
+	objs.workloads = append(objs.workloads, found.workloads...)
+	objs.broken = append(objs.broken, found.broken...)
+	objs.unreadable = objs.unreadable || found.unreadable
+	spec := reg.Spec.Workload
+	snap.Sources = append(snap.Sources, SourceCommit{Name: "workload " + reg.Name, Repo: spec.Repo, Branch: spec.Branch, Commit: o.src.Commit})
 }
 
 // named is any loaded object.

@@ -9,8 +9,8 @@ import (
 )
 
 // loader reads sources within a policy's limits: which files a source holds is decided from
-// their sizes before any is read, files are read and parsed one at a time, and loading stops
-// at the policy's time budget.
+// their sizes before any is read, the files read are parsed on every core, their objects are
+// added in the order of the files, and loading stops at the policy's time budget.
 type loader struct {
 	pol     Policy
 	errs    *Errors
@@ -66,44 +66,9 @@ func (l *loader) timeoutError() error {
 // error on the source, nothing read), a file too large or unreadable (an error at its path),
 // or the end of the time budget.
 func (l *loader) source(src Source, dir string, objs *objects) bool {
-	files, err := SelectFiles(src.FS, dir, l.pol)
-	if err != nil {
-		l.errs.Add(Pos{File: src.Prefix + dir}, "", "%v", err)
-		return false
-	}
-	complete := true
-	for i, f := range files {
-		display := src.Prefix + f.Path
-		if l.expired.Load() {
-			l.errs.Add(Pos{File: display}, "", "%v; this file and the %d after it are not read", l.timeoutError(), len(files)-i-1)
-			return false
-		}
-		if f.Size > l.pol.MaxFileBytes {
-			l.errs.Add(Pos{File: display}, "", "%v", tooLarge(f.Size, l.pol.MaxFileBytes))
-			complete = false
-			continue
-		}
-		key, cached := l.cacheKey(src.FS, display, f.Path)
-		if p := l.cache.get(key); cached && p != nil {
-			l.parsed[key] = p
-			p.addTo(objs, l.errs, l.checks)
-			continue
-		}
-		data, err := fs.ReadFile(src.FS, f.Path)
-		if err != nil {
-			l.errs.Add(Pos{File: display}, "", "%v", err)
-			complete = false
-			continue
-		}
-		if l.only != nil && !l.only(data) {
-			continue
-		}
-		if !l.parse(display, data, objs, key, cached) {
-			l.errs.Add(Pos{File: display}, "", "%v; the rest of this file and the %d files after it are not read", l.timeoutError(), len(files)-i-1)
-			return false
-		}
-	}
-	return complete
+	rs := l.gather(src, dir)
+	l.parseAll(rs)
+	return l.addFiles(rs, objs)
 }
 
 // cacheKey returns the key of a file in the loader's cache, and whether it may be cached: the
@@ -118,26 +83,4 @@ func (l *loader) cacheKey(fsys fs.FS, display, name string) (string, bool) {
 		return "", false
 	}
 	return cacheKey(display, hash), true
-}
-
-// parse parses a file into objs, through the cache under key when cached; it reports whether
-// it read the whole file before the time budget ran out (a file not read whole is not kept).
-func (l *loader) parse(display string, data []byte, objs *objects, key string, cached bool) bool {
-	if !cached {
-		return parseFileUntil(display, data, objs, l.errs, l.expired.Load)
-	}
-	l.misses++
-	p := &parsedFile{}
-	if !parseFileUntil(display, data, &p.objs, &p.errs, l.expired.Load) {
-		p.checks = nil // not kept: checked as any other
-		p.addTo(objs, l.errs, l.checks)
-		return false
-	}
-	l.parsed[key] = p
-	p.checks = make([]*targetChecks, len(p.objs.workloads))
-	for i := range p.checks {
-		p.checks[i] = &targetChecks{}
-	}
-	p.addTo(objs, l.errs, l.checks)
-	return true
 }

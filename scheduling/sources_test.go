@@ -98,19 +98,41 @@ func (s splitWorkloads) Workload(spec ManifestsSpec) (Source, error) {
 }
 
 // Loading stops at its time budget: the files not read are one error naming the setting, and
-// the snapshot is incomplete.
+// the snapshot is incomplete. A source's files are all read before they are parsed: a budget
+// that ends while they are read stops the parse at the first file; one that ends before a
+// file is read stops there.
 func TestLoadingStopsAtItsTimeBudget(t *testing.T) {
+	fsys := fstest.MapFS{"a.yaml": {Data: []byte(brokenDocuments(4))}, "b.yaml": {Data: []byte(brokenDocuments(4))},
+		"c.yaml": {Data: []byte(brokenDocuments(4))}}
+	for _, tc := range []struct{ at, stopped, msg string }{
+		{"b.yaml", "env:a.yaml", "the rest of this file and the 2 files after it are not read"},
+		{"c.yaml", "env:a.yaml", "the rest of this file and the 2 files after it are not read"},
+	} {
+		var errs Errors
+		l := newLoader(Policy{}, &errs)
+		var objs objects
+		expire := expiringFS{MapFS: fsys, l: l, at: tc.at}
+		require.False(t, l.source(Source{FS: expire, Prefix: "env:"}, "", &objs))
+		l.stop()
+		require.Empty(t, objs.clusterTypes, "no file is parsed after the budget ended")
+		var timeouts []*Error
+		for _, e := range errs {
+			if strings.Contains(e.Msg, "sources.loadTimeout") {
+				timeouts = append(timeouts, e)
+			}
+		}
+		require.Len(t, timeouts, 1, "one error for the files not read")
+		require.Equal(t, tc.stopped, timeouts[0].Pos.File)
+		require.Equal(t, "loading the environment's sources took longer than the limit of 30s (setting sources.loadTimeout); "+tc.msg, timeouts[0].Msg)
+	}
 	var errs Errors
 	l := newLoader(Policy{}, &errs)
 	defer l.stop()
-	fsys := fstest.MapFS{"a.yaml": {Data: []byte(brokenDocuments(4))}, "b.yaml": {Data: []byte(brokenDocuments(4))}}
-	var objs objects
-	expire := expiringFS{MapFS: fsys, l: l, at: "b.yaml"}
-	require.False(t, l.source(Source{FS: expire, Prefix: "env:"}, "", &objs))
-	require.Len(t, objs.clusterTypes, 2, "a.yaml is read")
-	last := errs[len(errs)-1]
-	require.Equal(t, "env:b.yaml", last.Pos.File)
-	require.Equal(t, "loading the environment's sources took longer than the limit of 30s (setting sources.loadTimeout); the rest of this file and the 0 files after it are not read", last.Msg)
+	l.expired.Store(true)
+	require.False(t, l.source(Source{FS: fsys, Prefix: "env:"}, "", &objects{}))
+	require.Len(t, errs, 1)
+	require.Equal(t, "env:a.yaml", errs[0].Pos.File)
+	require.Contains(t, errs[0].Msg, "(setting sources.loadTimeout); this file and the 2 after it are not read")
 }
 
 // expiringFS ends the loader's time budget when a file is read.
