@@ -14,17 +14,13 @@ import (
 // each, that the diff from the base derived from the previous one equals comparing the two
 // whole trees, and that the diff was indeed derived.
 func TestDerivedDiffEqualsTheWholeComparison(t *testing.T) {
-	sim, err := New(Options{Dir: t.TempDir()})
-	require.NoError(t, err)
-	inst := sim.CreateInstallation("o")
-	require.NoError(t, sim.CreateRepo(inst, "o", "r", "main"))
+	sim, rp := newTestRepo(t)
 	files := map[string]*string{}
 	for i := range 2 * renameLimit {
 		files[fmt.Sprintf("d%d/f%d.yaml", i%7, i)] = ptr(fmt.Sprintf("v: %d\n", i))
 	}
 	base, err := sim.CommitFiles("o", "r", "main", files, "base")
 	require.NoError(t, err)
-	rp := sim.lookupRepo("o", "r")
 	baseTree := treeOf(t, rp, base)
 	all := map[string]*string{}
 	for name := range files {

@@ -15,11 +15,7 @@ import (
 // the merge, which reads only the subtrees that differ, gives what merging every path of the
 // flattened trees gives: the same tree, or a conflict for both.
 func TestTreeMergeEqualsAPathByPathMerge(t *testing.T) {
-	sim, err := New(Options{Dir: t.TempDir()})
-	require.NoError(t, err)
-	inst := sim.CreateInstallation("o")
-	require.NoError(t, sim.CreateRepo(inst, "o", "r", "main"))
-	rp := sim.lookupRepo("o", "r")
+	_, rp := newTestRepo(t)
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -60,18 +56,14 @@ func TestTreeMergeEqualsAPathByPathMerge(t *testing.T) {
 // TestTreeMergeOfAFileAndADirectoryConflicts checks that a file on one side where the other
 // side has a directory is a conflict.
 func TestTreeMergeOfAFileAndADirectoryConflicts(t *testing.T) {
-	sim, err := New(Options{Dir: t.TempDir()})
-	require.NoError(t, err)
-	inst := sim.CreateInstallation("o")
-	require.NoError(t, sim.CreateRepo(inst, "o", "r", "main"))
-	rp := sim.lookupRepo("o", "r")
+	_, rp := newTestRepo(t)
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	blobs := map[string]plumbing.Hash{}
 	b := writeFiles(t, rp, blobs, map[string]string{"x/y": "1\n"})
 	o := writeFiles(t, rp, blobs, map[string]string{"x/y": "2\n"})
 	th := writeFiles(t, rp, blobs, map[string]string{"x": "a file\n"})
-	_, err = rp.mergeTrees(b, o, th)
+	_, err := rp.mergeTrees(b, o, th)
 	require.ErrorIs(t, err, errConflict)
 }
 
@@ -177,4 +169,14 @@ func flatMerge(rp *repo, base, ours, theirs plumbing.Hash) (plumbing.Hash, error
 		}
 	}
 	return ed.write()
+}
+
+// newTestRepo returns a simulator with one empty repository, o/r, and that repository.
+func newTestRepo(t *testing.T) (*Server, *repo) {
+	t.Helper()
+	sim, err := New(Options{Dir: t.TempDir()})
+	require.NoError(t, err)
+	inst := sim.CreateInstallation("o")
+	require.NoError(t, sim.CreateRepo(inst, "o", "r", "main"))
+	return sim, sim.lookupRepo("o", "r")
 }
