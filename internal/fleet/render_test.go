@@ -33,7 +33,7 @@ spec:
 	snap := scheduling.Load(f.Inputs())
 	res := render.Environment(snap)
 	require.Empty(t, res.Errors)
-	require.Len(t, res.Outputs, f.Assignments())
+	require.Equal(t, f.Assignments(), res.Outputs.Len())
 
 	var sources []render.ConfigSource
 	for _, cm := range snap.ConfigMaps {
@@ -48,7 +48,7 @@ spec:
 		}
 		var want strings.Builder
 		require.NoError(t, direct.Execute(&want, data))
-		require.Equal(t, want.String(), string(res.Outputs[a.Key()].File(render.ConfigFileYAML)), a.Key())
+		require.Equal(t, want.String(), string(res.Outputs.Map()[a.Key()].File(render.ConfigFileYAML)), a.Key())
 	}
 }
 
