@@ -147,31 +147,35 @@ func (o Outputs) with(ch layer) Outputs {
 			next.n++
 		}
 	}
-	next.layers = append(slices.Clip(o.layers), ch) // a new array: o's stays as it is
-	for k := len(next.layers); k >= 2 && 2*len(next.layers[k-1]) >= len(next.layers[k-2]); k-- {
-		next.layers = append(next.layers[:k-2], mergeLayers(next.layers[k-2:k]))
-	}
+	layers := append(slices.Clip(o.layers), ch) // a new array: o's stays as it is
 	held := 0
-	for _, l := range next.layers {
+	for _, l := range layers {
 		held += len(l)
 	}
 	if compactFraction*held >= len(o.base) {
-		next.base, next.layers = compact(o.base, next.merged()), nil
+		next.base = compact(o.base, layers)
+		return next
 	}
+	for k := len(layers); k >= 2 && 2*len(layers[k-1]) >= len(layers[k-2]); k-- {
+		layers = append(layers[:k-2], mergeLayers(layers[k-2:k]))
+	}
+	next.layers = layers
 	return next
 }
 
-// compact returns a new base: base changed by l.
-func compact(base map[string]Files, l layer) map[string]Files {
+// compact returns a new base: base changed by layers, oldest first.
+func compact(base map[string]Files, layers []layer) map[string]Files {
 	out := maps.Clone(base)
 	if out == nil {
-		out = make(map[string]Files, len(l))
+		out = map[string]Files{}
 	}
-	for key, s := range l {
-		if s.gone {
-			delete(out, key)
-		} else {
-			out[key] = s.files
+	for _, l := range layers {
+		for key, s := range l {
+			if s.gone {
+				delete(out, key)
+			} else {
+				out[key] = s.files
+			}
 		}
 	}
 	return out
