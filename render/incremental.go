@@ -30,6 +30,8 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		return full(next, "no previous result", 0, opts)
 	}
 	opts = append(slices.Clip(opts), withTemplatesOf(prev))
+	matched := make(chan *scheduling.PolicyMatches, 1)
+	go func() { matched <- scheduling.MatchPolicies(next) }() // on another core, while Diff runs
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
 	case d.Environment:
@@ -41,7 +43,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if imp.all {
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
-	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched))
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
 	fresh := &Result{Failed: map[string]*scheduling.Error{}}
