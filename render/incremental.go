@@ -47,10 +47,10 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
 	fresh := &Result{Failed: map[string]*scheduling.Error{}}
-	var rendered map[string]Files
+	rendered := make(map[string]Files, len(dirty))
 	if len(dirty) > 0 {
 		engine = NewEngine(next, opts...)
-		rendered = fresh.renderAll(engine, dirty)
+		fresh.renderAll(engine, dirty, rendered)
 	}
 	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
 	if engine != nil {

@@ -61,16 +61,18 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	}
 	res.Assignments = scheduling.Schedule(snap)
 	engine := NewEngine(snap, opts...)
-	res.Outputs = NewOutputs(res.renderAll(engine, res.Assignments))
+	outputs := make(map[string]Files, len(res.Assignments))
+	res.renderAll(engine, res.Assignments, outputs)
+	res.Outputs = NewOutputs(outputs)
 	res.templates = engine.templates
 	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
 }
 
-// renderAll renders assignments on all cores, records failures and returns the outputs. It returns by
+// renderAll renders assignments on all cores and records failures, and outputs. It returns by
 // the engine's deadline: assignments not rendered by then fail with the timeout error, and
 // what a worker still running delivers later is dropped.
-func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) map[string]Files {
+func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment, outputs map[string]Files) {
 	c := newCollector(len(list))
 	workers := min(runtime.GOMAXPROCS(0), len(list))
 	finished := make(chan struct{})
@@ -91,7 +93,6 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) map[string]
 		e.expired.Store(true)
 	}
 	files, errs, keys := c.close()
-	outputs := make(map[string]Files, len(list))
 	for i, a := range list {
 		switch {
 		case errs[i] != nil:
@@ -103,7 +104,6 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) map[string]
 		}
 	}
 	r.Errors = append(r.Errors, groupFailures(list, r.Failed)...)
-	return outputs
 }
 
 // collector hands out chunks of assignments to workers and gathers their results until it
