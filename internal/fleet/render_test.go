@@ -40,6 +40,7 @@ spec:
 		sources = append(sources, render.ParseConfigMap(cm.Name, cm.Labels, cm.Data))
 	}
 	direct := template.Must(template.New("probe").Funcs(render.FuncMap()).Parse(configProbe + "\n"))
+	outputs := res.Outputs.Map()
 	for _, a := range res.Assignments {
 		ct, dt := a.ClusterType, a.Target
 		data := map[string]any{
@@ -48,7 +49,7 @@ spec:
 		}
 		var want strings.Builder
 		require.NoError(t, direct.Execute(&want, data))
-		require.Equal(t, want.String(), string(res.Outputs.Map()[a.Key()].File(render.ConfigFileYAML)), a.Key())
+		require.Equal(t, want.String(), string(outputs[a.Key()].File(render.ConfigFileYAML)), a.Key())
 	}
 }
 
