@@ -103,7 +103,7 @@ func logOutcome(ctx context.Context, out *reconcile.Outcome, err error, last boo
 	}
 	ev := log.Info()
 	if out.Result != nil {
-		ev = ev.Int("assignments", len(out.Result.Outputs)).Int("errors", len(out.Result.Errors))
+		ev = ev.Int("assignments", out.Result.Outputs.Len()).Int("errors", len(out.Result.Errors))
 	}
 	if out.PR != nil {
 		ev = ev.Int("pull_request", out.PR.GetNumber())

@@ -129,7 +129,7 @@ func TestEnvironmentBombsFailTheirAssignmentsOnly(t *testing.T) {
 				assert.Equal(t, "dev:env.yaml", err.Pos.File)
 				assert.Equal(t, scheduling.ObjectRef(scheduling.KindTemplate, "bomb"), err.Object)
 			}
-			assert.Equal(t, "name: app-a\n", string(res.Outputs["fine/app-a"].File(render.ReconcilerFile)))
+			assert.Equal(t, "name: app-a\n", string(res.Outputs.Map()["fine/app-a"].File(render.ReconcilerFile)))
 		})
 	}
 }
@@ -139,7 +139,7 @@ func TestEnvironmentBombsFailTheirAssignmentsOnly(t *testing.T) {
 func TestNestedConfigValuesStillRender(t *testing.T) {
 	res := render.Environment(scheduling.Load(boundedEnv(`x: 1`, "{{ .ConfigData.NS }} {{ .ConfigData.NAME }} {{ .ConfigData.BIG }}")))
 	require.Empty(t, res.Errors)
-	out := string(res.Outputs["fine/app-a"].File(render.ReconcilerFile))
+	out := string(res.Outputs.Map()["fine/app-a"].File(render.ReconcilerFile))
 	assert.Equal(t, "ns=dev-fine-app-a name=app-a "+strings.Repeat("x", 200_000)+"\n", out)
 }
 

@@ -118,7 +118,7 @@ func TestCompiledComposedConfigWithinLimits(t *testing.T) {
 	huge := render.Environment(snap, render.WithLimits(render.Limits{MaxFunctionBytes: 1 << 30}))
 	require.Empty(t, huge.Failed)
 	largest := 0
-	for _, files := range huge.Outputs {
+	for _, files := range huge.Outputs.All() {
 		largest = max(largest, len(files.Map()[render.ReconcilerFile]))
 	}
 	failed, rendered := map[string]int{}, 0
@@ -135,7 +135,7 @@ func TestCompiledComposedConfigWithinLimits(t *testing.T) {
 					}
 				}
 			}
-			rendered += len(compiled.Outputs)
+			rendered += compiled.Outputs.Len()
 		}
 	}
 	require.Positive(t, failed[render.SettingMaxFunctionBytes], "some function budgets are too small")

@@ -21,12 +21,7 @@ func (r *Result) Delta(from *Result) (prev, next Tree, ok bool) {
 // only is a shallow copy of r whose outputs are those of the assignments keys name.
 func (r *Result) only(keys []string) *Result {
 	out := *r
-	out.Outputs = make(map[string]Files, len(keys))
-	for _, k := range keys {
-		if files, ok := r.Outputs[k]; ok {
-			out.Outputs[k] = files
-		}
-	}
+	out.Outputs = r.Outputs.Only(keys)
 	return &out
 }
 
@@ -42,7 +37,7 @@ func (r *Result) Folders() (assignments, clusterTypes int) {
 			cts[ct.Name] = true
 		}
 	}
-	for key, files := range r.Outputs {
+	for key, files := range r.Outputs.All() {
 		if files.Len() == 0 {
 			continue
 		}

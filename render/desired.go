@@ -1,7 +1,7 @@
 package render
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -13,9 +13,9 @@ type Desired struct {
 	managed  bool   // false when the environment has no usable GitOpsRepo: the tree is kept
 	prefix   string // the GitOps path followed by a slash, or ""
 	readmes  []string
-	isReadme map[string]bool  // the cluster types of readmes
-	outputs  map[string]Files // assignment key → its files
-	promoted []byte           // the promoted commit, nil for none
+	isReadme map[string]bool // the cluster types of readmes
+	outputs  Outputs         // assignment key → its files
+	promoted []byte          // the promoted commit, nil for none
 	files    int
 }
 
@@ -46,7 +46,7 @@ func (r *Result) Desired(prev Tree) *Desired {
 		}
 	}
 	d.files = len(d.kept) + len(d.readmes)
-	for _, files := range d.outputs {
+	for _, files := range d.outputs.All() {
 		d.files += files.Len()
 	}
 	if d.promoted != nil {
@@ -70,7 +70,7 @@ func (d *Desired) Get(path string) ([]byte, bool) {
 // Has tells whether the tree has a file at path, without making its content.
 func (d *Desired) Has(path string) bool {
 	if rel, inside := strings.CutPrefix(path, d.prefix); inside && d.managed {
-		if i := strings.LastIndexByte(rel, '/'); i >= 0 && d.outputs[rel[:i]].skeleton(rel[i+1:]) != nil {
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 && d.outputs.of(rel[:i]).skeleton(rel[i+1:]) != nil {
 			return true
 		}
 	}
@@ -95,7 +95,7 @@ func (d *Desired) generated(path string) ([]byte, bool) {
 	if name == "README.md" && d.isReadme[folder] {
 		return []byte(ReadmeText), true
 	}
-	c := d.outputs[folder].File(name)
+	c := d.outputs.of(folder).File(name)
 	return c, c != nil
 }
 
@@ -114,13 +114,8 @@ func (d *Desired) Walk(fn func(path string, content []byte) error) error {
 			return err
 		}
 	}
-	keys := make([]string, 0, len(d.outputs))
-	for key := range d.outputs {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		err := d.outputs[key].Each(func(name string, content []byte) error {
+	for _, key := range slices.Sorted(d.outputs.Keys()) {
+		err := d.outputs.of(key).Each(func(name string, content []byte) error {
 			return fn(d.prefix+key+"/"+name, content)
 		})
 		if err != nil {
@@ -142,7 +137,7 @@ func (d *Desired) Tree() Tree {
 	for _, ct := range d.readmes {
 		out[d.prefix+ct+"/README.md"] = []byte(ReadmeText)
 	}
-	for key, files := range d.outputs {
+	for key, files := range d.outputs.All() {
 		_ = files.Each(func(name string, content []byte) error {
 			out[d.prefix+key+"/"+name] = content
 			return nil

@@ -28,3 +28,6 @@ func TextTemplateSetUps(e *Engine) int {
 	}
 	return n
 }
+
+// OutputLayers is how many layers outputs have over their base (0 just after a compaction).
+func OutputLayers(o Outputs) int { return len(o.layers) }

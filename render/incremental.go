@@ -30,7 +30,8 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		return full(next, "no previous result", 0, opts)
 	}
 	opts = append(slices.Clip(opts), withTemplatesOf(prev))
-	outputs := cloneLater(prev.Outputs) // on another core, while the delta is worked out
+	matched := make(chan *scheduling.PolicyMatches, 1)
+	go func() { matched <- scheduling.MatchPolicies(next) }() // on another core, while Diff runs
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
 	case d.Environment:
@@ -42,23 +43,21 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if imp.all {
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
-	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d)
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched))
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
-	fresh := &Result{Outputs: make(map[string]Files, len(dirty)), Failed: map[string]*scheduling.Error{}}
-	if len(dirty) > 0 { // while the outputs are cloned
+	fresh := &Result{Failed: map[string]*scheduling.Error{}}
+	rendered := make(map[string]Files, len(dirty))
+	if len(dirty) > 0 {
 		engine = NewEngine(next, opts...)
-		fresh.renderAll(engine, dirty)
+		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Outputs: <-outputs, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
 	if engine != nil {
 		res.templates = engine.templates
 	}
 	pathErr := res.setTarget(next)
-	for _, a := range s.Removed {
-		res.forget(a.Key())
-	}
-	res.replace(fresh)
+	res.Outputs = prev.Outputs.with(res.change(s.Removed, rendered, fresh.Failed))
 	res.Errors = allErrors(next, pathErr, s, res.Failed, res.templates)
 	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
@@ -81,13 +80,6 @@ func full(next *scheduling.Snapshot, reason string, changes int, opts []Option) 
 	return res, Stats{Full: true, Reason: reason, Changes: changes, AssignmentsRendered: len(res.Assignments)}
 }
 
-// cloneLater clones m in a new goroutine; the clone arrives on the channel.
-func cloneLater[V any](m map[string]V) <-chan map[string]V {
-	ch := make(chan map[string]V, 1)
-	go func() { ch <- cloneOrNew(m) }()
-	return ch
-}
-
 func cloneOrNew[V any](m map[string]V) map[string]V {
 	if m == nil {
 		return map[string]V{}
@@ -97,30 +89,32 @@ func cloneOrNew[V any](m map[string]V) map[string]V {
 
 // had reports whether key was an assignment of the result, rendered or failed.
 func (r *Result) had(key string) bool {
-	if _, ok := r.Outputs[key]; ok {
+	if _, ok := r.Outputs.Get(key); ok {
 		return true
 	}
 	_, ok := r.Failed[key]
 	return ok
 }
 
-// replace sets the outputs and failures of the assignments fresh rendered again: each has
-// either, and loses what it had of the other.
-func (r *Result) replace(fresh *Result) {
-	for key, files := range fresh.Outputs {
-		r.Outputs[key] = files
+// change brings r.Failed up to date and returns the change of the outputs: the removed
+// assignments lose their output or failure, and each assignment rendered again has either
+// its output or its failure, and loses what it had of the other.
+func (r *Result) change(removed []*scheduling.Assignment, rendered map[string]Files, failed map[string]*scheduling.Error) layer {
+	ch := make(layer, len(removed)+len(rendered)+len(failed))
+	for _, a := range removed {
+		key := a.Key()
+		ch[key] = slot{gone: true}
 		delete(r.Failed, key)
 	}
-	for key, err := range fresh.Failed {
-		delete(r.Outputs, key)
+	for key, files := range rendered {
+		ch[key] = slot{files: files}
+		delete(r.Failed, key)
+	}
+	for key, err := range failed {
+		ch[key] = slot{gone: true}
 		r.Failed[key] = err
 	}
-}
-
-// forget drops an assignment's output or failure.
-func (r *Result) forget(key string) {
-	delete(r.Outputs, key)
-	delete(r.Failed, key)
+	return ch
 }
 
 // setTarget sets Root and HasTarget from the snapshot's GitOpsRepo, as Environment does, and

@@ -72,7 +72,7 @@ func requireSameResult(t *testing.T, want, got *render.Result, where string) {
 	require.Equal(t, want.HasTarget, got.HasTarget, where)
 	require.Equal(t, errorLines(want.Errors), errorLines(got.Errors), where)
 	require.Equal(t, want.Errors, got.Errors, where)
-	require.Equal(t, want.Outputs, got.Outputs, where)
+	require.Equal(t, want.Outputs.Map(), got.Outputs.Map(), where)
 	require.Equal(t, want.Failed, got.Failed, where)
 	require.Len(t, got.Assignments, len(want.Assignments), where)
 	for i, a := range want.Assignments {
@@ -160,7 +160,7 @@ func TestIncrementalWithoutChangesRendersNothing(t *testing.T) {
 	f, prev := smallFleet(t)
 	res, stats := render.Incremental(prev, scheduling.Load(f.Inputs()))
 	require.Equal(t, render.Stats{}, stats)
-	require.Equal(t, prev.Outputs, res.Outputs)
+	require.Equal(t, prev.Outputs.Map(), res.Outputs.Map())
 	require.Equal(t, prev.Assignments, res.Assignments, "the earlier assignments are reused")
 }
 
@@ -180,13 +180,13 @@ func TestIncrementalFallsBackToAFullRender(t *testing.T) {
 
 func TestIncrementalDoesNotModifyThePreviousResult(t *testing.T) {
 	f, prev := smallFleet(t)
-	outputs, assignments := len(prev.Outputs), len(prev.Assignments)
+	outputs, assignments := prev.Outputs.Len(), len(prev.Assignments)
 	require.NoError(t, fleet.Replace(f.Env, f.ClusterTypeFile(1), "reconciler: argocd\n", "reconciler: missing\n"))
 	delete(f.Env, f.ClusterTypeFile(2))
 	res, stats := render.Incremental(prev, scheduling.Load(f.Inputs()))
 	require.Equal(t, 80, stats.AssignmentsRendered+stats.AssignmentsRemoved)
 	require.Len(t, res.Failed, 40)
-	require.Len(t, prev.Outputs, outputs)
+	require.Equal(t, outputs, prev.Outputs.Len())
 	require.Len(t, prev.Assignments, assignments)
 	require.Empty(t, prev.Failed)
 }

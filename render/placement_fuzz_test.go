@@ -38,7 +38,7 @@ func FuzzWorkloadValues(f *testing.F) {
 	for _, where := range slices.Sorted(maps.Keys(positions)) {
 		snap := placementEnv(f, positions[where], safeValue)
 		res := render.Environment(snap)
-		ps = append(ps, position{manifest: positions[where], safe: documents(f, string(res.Outputs["c/app-checked"].File(render.ReconcilerFile)))})
+		ps = append(ps, position{manifest: positions[where], safe: documents(f, string(res.Outputs.Map()["c/app-checked"].File(render.ReconcilerFile)))})
 	}
 	f.Fuzz(func(t *testing.T, value string) {
 		if len(value) > 512 || strings.ContainsRune(value, '\x00') {
@@ -48,7 +48,7 @@ func FuzzWorkloadValues(f *testing.F) {
 			snap := placementEnv(t, p.manifest, safeValue)
 			snap.Targets[0].Manifests["value"] = value
 			res := render.Environment(snap)
-			files, ok := res.Outputs["c/app-checked"]
+			files, ok := res.Outputs.Map()["c/app-checked"]
 			if !ok {
 				continue // refused
 			}

@@ -138,8 +138,8 @@ func renderValue(t *testing.T, manifest, value string) (string, *scheduling.Erro
 	var errs []*scheduling.Error
 	for _, opts := range [][]render.Option{nil, {render.WithTextTemplateOnly()}} {
 		res := render.Environment(placementEnv(t, manifest, value), opts...)
-		require.Contains(t, res.Outputs, "c/app-other", "the other target is rendered")
-		if f, ok := res.Outputs["c/app-checked"]; ok {
+		require.Contains(t, res.Outputs.Map(), "c/app-other", "the other target is rendered")
+		if f, ok := res.Outputs.Map()["c/app-checked"]; ok {
 			outs = append(outs, string(f.File(render.ReconcilerFile)))
 		}
 		if e := res.Failed["c/app-checked"]; e != nil {

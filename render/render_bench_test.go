@@ -27,8 +27,8 @@ func benchmarkEnvironment(b *testing.B, f *fleet.Fleet, snap *scheduling.Snapsho
 	b.ReportAllocs()
 	for b.Loop() {
 		res := render.Environment(snap)
-		if len(res.Errors) > 0 || len(res.Outputs) != f.Assignments() {
-			b.Fatalf("%d outputs, %d errors", len(res.Outputs), len(res.Errors))
+		if len(res.Errors) > 0 || res.Outputs.Len() != f.Assignments() {
+			b.Fatalf("%d outputs, %d errors", res.Outputs.Len(), len(res.Errors))
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.Assignments()), "ns/assignment")

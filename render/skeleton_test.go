@@ -88,14 +88,14 @@ func TestRenderedFilesShareSkeletons(t *testing.T) {
 	spec.ClusterTypes, spec.Workloads = 10, 10
 	f := fleet.New(spec)
 	res := Environment(scheduling.Load(f.Inputs()))
-	require.Len(t, res.Outputs, f.Assignments())
+	require.Equal(t, f.Assignments(), res.Outputs.Len())
 	seen := map[*skeleton]bool{}
-	for key, files := range res.Outputs {
+	for key, files := range res.Outputs.All() {
 		require.NotEmpty(t, files.ns, key)
 		seen[files.rec], seen[files.nsf], seen[files.cfg] = true, true, true
 		require.Contains(t, string(files.File(NamespaceFile)), files.ns, key)
 	}
 	targets := spec.Workloads * spec.TargetsPerWorkload
 	most := runtime.GOMAXPROCS(0) * (3*targets + spec.ClusterTypes)
-	require.LessOrEqual(t, len(seen), most, "skeletons of %d outputs", len(res.Outputs))
+	require.LessOrEqual(t, len(seen), most, "skeletons of %d outputs", res.Outputs.Len())
 }

@@ -26,7 +26,7 @@ type Result struct {
 	Root        string // the GitOps path below which the app writes ("" for the repository root)
 	HasTarget   bool   // false when the environment has no usable GitOpsRepo: nothing may be written
 	Assignments []*scheduling.Assignment
-	Outputs     map[string]Files             // assignment key → its files
+	Outputs     Outputs                      // assignment key → its files
 	Failed      map[string]*scheduling.Error // assignment key → why it did not render
 	Errors      scheduling.Errors            // every problem: loading, scheduling and rendering
 	// Since says which result this one was computed from and which assignments may differ
@@ -49,7 +49,7 @@ type Lineage struct {
 // Environment schedules a snapshot and renders every assignment, in parallel, within the
 // limits of the options (DefaultLimits without).
 func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
-	res := &Result{Snapshot: snap, Outputs: map[string]Files{}, Failed: map[string]*scheduling.Error{}}
+	res := &Result{Snapshot: snap, Failed: map[string]*scheduling.Error{}}
 	res.Errors = append(res.Errors, snap.Errors...)
 	if snap.GitOpsRepo != nil {
 		root, err := scheduling.SubPath(snap.GitOpsRepo.Spec.Path)
@@ -60,18 +60,19 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 		}
 	}
 	res.Assignments = scheduling.Schedule(snap)
-	res.Outputs = make(map[string]Files, len(res.Assignments))
 	engine := NewEngine(snap, opts...)
-	res.renderAll(engine, res.Assignments)
+	outputs := make(map[string]Files, len(res.Assignments))
+	res.renderAll(engine, res.Assignments, outputs)
+	res.Outputs = NewOutputs(outputs)
 	res.templates = engine.templates
 	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
 }
 
-// renderAll renders assignments on all cores and records outputs and failures. It returns by
+// renderAll renders assignments on all cores and records failures, and outputs. It returns by
 // the engine's deadline: assignments not rendered by then fail with the timeout error, and
 // what a worker still running delivers later is dropped.
-func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
+func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment, outputs map[string]Files) {
 	c := newCollector(len(list))
 	workers := min(runtime.GOMAXPROCS(0), len(list))
 	finished := make(chan struct{})
@@ -99,7 +100,7 @@ func (r *Result) renderAll(e *Engine, list []*scheduling.Assignment) {
 		case files[i].Len() == 0:
 			r.Failed[a.Key()] = e.timeoutFailure(a)
 		default:
-			r.Outputs[keys[i]] = files[i]
+			outputs[keys[i]] = files[i]
 		}
 	}
 	r.Errors = append(r.Errors, groupFailures(list, r.Failed)...)
@@ -226,7 +227,7 @@ func (r *Result) keeper(managed map[string]bool) func(rel string) bool {
 func (r *Result) keepsFolder(clusterType, target string, brokenCT map[string]bool) bool {
 	key := clusterType + "/" + target
 	switch {
-	case r.Outputs[key].Len() > 0:
+	case r.Outputs.of(key).Len() > 0:
 		return false // rewritten exactly
 	case r.Failed[key] != nil:
 		return true // last good output of a failing assignment

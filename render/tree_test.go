@@ -18,7 +18,7 @@ func applyFixture(incomplete bool) *Result {
 	}
 	return &Result{
 		Snapshot: snap, Root: "clusters", HasTarget: true,
-		Outputs: map[string]Files{"large/app-web": NewFiles([]byte("new"), []byte{}, nil, false)},
+		Outputs: NewOutputs(map[string]Files{"large/app-web": NewFiles([]byte("new"), []byte{}, nil, false)}),
 		Failed:  map[string]*scheduling.Error{},
 	}
 }

@@ -26,8 +26,8 @@ type Rescheduled struct {
 // and d = Diff(prev, next). A cluster type whose row no change can reach is copied as a whole;
 // otherwise only the deployment targets a change reaches are looked at, unless the cluster
 // type itself changed or moved, or a changed policy starts or stops selecting it.
-func Reschedule(prev *Snapshot, earlier []*Assignment, next *Snapshot, d *Delta) *Rescheduled {
-	r := newRescheduler(prev, next, d)
+func Reschedule(prev *Snapshot, earlier []*Assignment, next *Snapshot, d *Delta, opts ...RescheduleOption) *Rescheduled {
+	r := newRescheduler(prev, next, d, matchesOf(next, opts))
 	rows := rowsByClusterType(earlier)
 	r.out.Assignments = make([]*Assignment, 0, len(earlier))
 	r.out.Rows = make([]int, 0, len(next.ClusterTypes)+1)
@@ -56,8 +56,8 @@ type rescheduler struct {
 	out        *Rescheduled
 }
 
-func newRescheduler(prev, next *Snapshot, d *Delta) *rescheduler {
-	r := &rescheduler{next: next, d: d, matches: matchPolicies(next), out: &Rescheduled{}}
+func newRescheduler(prev, next *Snapshot, d *Delta, matches []*policyMatch) *rescheduler {
+	r := &rescheduler{next: next, d: d, matches: matches, out: &Rescheduled{}}
 	r.targetSame = make([]bool, len(next.Targets))
 	for i, t := range next.Targets {
 		r.targetSame[i] = d.Same(KindDeploymentTarget, t.Name)

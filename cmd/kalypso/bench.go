@@ -200,8 +200,8 @@ func checkFleetResult(f *fleet.Fleet, res *render.Result) error {
 	if len(res.Errors) > 0 {
 		return fmt.Errorf("the synthetic fleet has %d errors, the first: %w", len(res.Errors), res.Errors[0])
 	}
-	if len(res.Outputs) != f.Assignments() {
-		return fmt.Errorf("%d assignments rendered, want %d", len(res.Outputs), f.Assignments())
+	if res.Outputs.Len() != f.Assignments() {
+		return fmt.Errorf("%d assignments rendered, want %d", res.Outputs.Len(), f.Assignments())
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func renderedOf(res *render.Result) hub.Desired {
 	}
 	for _, a := range res.Assignments {
 		out := hub.Assignment{Key: a.Key(), ClusterType: a.ClusterType.Name, Target: a.Target.Name, Workload: a.Target.Workload}
-		if files, ok := res.Outputs[a.Key()]; ok {
+		if files, ok := res.Outputs.Get(a.Key()); ok {
 			var cm struct {
 				Data map[string]string `json:"data"`
 			}

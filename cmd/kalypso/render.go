@@ -51,7 +51,7 @@ func runRender(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	printErrors(stderr, res.Errors)
 	fmt.Fprintf(stdout, "environment %s: %s rendered, %d failed; %s written, %d removed in %s\n",
-		res.Snapshot.Environment, plural.Count(len(res.Outputs), "assignment"), len(res.Failed), plural.Count(written, "file"), removed, out)
+		res.Snapshot.Environment, plural.Count(res.Outputs.Len(), "assignment"), len(res.Failed), plural.Count(written, "file"), removed, out)
 	return exitStatus(res.Errors)
 }
 

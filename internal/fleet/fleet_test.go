@@ -38,15 +38,15 @@ func TestGenerateRendersEveryAssignment(t *testing.T) {
 	spec := Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4}
 	res := render.Environment(scheduling.Load(Generate(spec)))
 	require.Empty(t, res.Errors)
-	require.Len(t, res.Outputs, 24)
-	out := res.Outputs["ct-1/wl-2-t-1"]
+	require.Equal(t, 24, res.Outputs.Len())
+	out := res.Outputs.Map()["ct-1/wl-2-t-1"]
 	require.Contains(t, string(out.File(render.ReconcilerFile)), "kind: Application")
-	require.Contains(t, string(res.Outputs["ct-0/wl-0-t-0"].File(render.ReconcilerFile)), "kind: Kustomization")
+	require.Contains(t, string(res.Outputs.Map()["ct-0/wl-0-t-0"].File(render.ReconcilerFile)), "kind: Kustomization")
 	config := string(out.File(render.ConfigFileYAML))
 	for _, key := range []string{"ENVIRONMENT: dev", "REGION: region-1", "CLUSTER_SIZE: size-0", "- geo-region-1", "memory: 4Gi"} {
 		require.Contains(t, config, key)
 	}
-	require.Contains(t, string(res.Outputs["ct-0/wl-0-t-0"].File(render.ConfigFileYAML)), "CLUSTER_NAME: ct-0")
+	require.Contains(t, string(res.Outputs.Map()["ct-0/wl-0-t-0"].File(render.ConfigFileYAML)), "CLUSTER_NAME: ct-0")
 }
 
 func TestEveryAssignmentComposesSeveralConfigs(t *testing.T) {

@@ -33,13 +33,14 @@ spec:
 	snap := scheduling.Load(f.Inputs())
 	res := render.Environment(snap)
 	require.Empty(t, res.Errors)
-	require.Len(t, res.Outputs, f.Assignments())
+	require.Equal(t, f.Assignments(), res.Outputs.Len())
 
 	var sources []render.ConfigSource
 	for _, cm := range snap.ConfigMaps {
 		sources = append(sources, render.ParseConfigMap(cm.Name, cm.Labels, cm.Data))
 	}
 	direct := template.Must(template.New("probe").Funcs(render.FuncMap()).Parse(configProbe + "\n"))
+	outputs := res.Outputs.Map()
 	for _, a := range res.Assignments {
 		ct, dt := a.ClusterType, a.Target
 		data := map[string]any{
@@ -48,7 +49,7 @@ spec:
 		}
 		var want strings.Builder
 		require.NoError(t, direct.Execute(&want, data))
-		require.Equal(t, want.String(), string(res.Outputs[a.Key()].File(render.ConfigFileYAML)), a.Key())
+		require.Equal(t, want.String(), string(outputs[a.Key()].File(render.ConfigFileYAML)), a.Key())
 	}
 }
 

@@ -103,7 +103,7 @@ func (x *Index) Advance(res *render.Result) *Index {
 		next.cts[ct] = c
 		delete(c.folders, target)
 		delete(c.failed, target)
-		if files := res.Outputs[key]; files.Len() > 0 {
+		if files, _ := res.Outputs.Get(key); files.Len() > 0 {
 			c.folders[target] = folderTree(files).h
 		} else if res.Failed[key] != nil {
 			c.failed[target] = true
@@ -120,10 +120,11 @@ func (x *Index) Advance(res *render.Result) *Index {
 // Build makes the index of a result from scratch, hashing every rendered folder on all cores.
 func Build(res *render.Result) *Index {
 	x := &Index{of: weak.Make(res), cts: map[string]*ctIndex{}, sizes: &sizes{byTree: map[plumbing.Hash]int{}}}
-	keys := make([]string, 0, len(res.Outputs))
-	for key, files := range res.Outputs {
+	keys := make([]string, 0, res.Outputs.Len())
+	folders := make([]render.Files, 0, res.Outputs.Len())
+	for key, files := range res.Outputs.All() {
 		if files.Len() > 0 {
-			keys = append(keys, key)
+			keys, folders = append(keys, key), append(folders, files)
 		}
 	}
 	trees := make([]plumbing.Hash, len(keys))
@@ -134,7 +135,7 @@ func Build(res *render.Result) *Index {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(keys); i += workers {
-				trees[i] = folderTree(res.Outputs[keys[i]]).h
+				trees[i] = folderTree(folders[i]).h
 			}
 		}()
 	}

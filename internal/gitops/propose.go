@@ -346,7 +346,8 @@ func (p *proposer) compare(ct string, before, after []object.TreeEntry, c *ctInd
 // entry b of the same name (had is false when there is none).
 func (p *proposer) folder(ct, target string, b object.TreeEntry, had bool, c *ctIndex, full string) error {
 	key := ct + "/" + target
-	names, blobs, tree := folderObjects(p.res.Outputs[key])
+	files, _ := p.res.Outputs.Get(key)
+	names, blobs, tree := folderObjects(files)
 	if tree.h != c.folders[target] {
 		return fmt.Errorf("propose %s: the index does not match the rendered folder", full)
 	}

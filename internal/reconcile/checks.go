@@ -165,9 +165,9 @@ func checkTitle(out *Outcome, failure error) string {
 	case len(out.Result.Errors) > 0:
 		return fmt.Sprintf("%s in %s", plural.Count(len(out.Result.Errors), "error"), out.Env.Name)
 	case out.PR != nil:
-		return fmt.Sprintf("%s: %s, pull request #%d", out.Env.Name, plural.Count(len(out.Result.Outputs), "assignment"), out.PR.GetNumber())
+		return fmt.Sprintf("%s: %s, pull request #%d", out.Env.Name, plural.Count(out.Result.Outputs.Len(), "assignment"), out.PR.GetNumber())
 	}
-	return fmt.Sprintf("%s: %s, GitOps branch up to date", out.Env.Name, plural.Count(len(out.Result.Outputs), "assignment"))
+	return fmt.Sprintf("%s: %s, GitOps branch up to date", out.Env.Name, plural.Count(out.Result.Outputs.Len(), "assignment"))
 }
 
 func checkSummary(out *Outcome, failure error) string {
@@ -186,7 +186,7 @@ func checkSummary(out *Outcome, failure error) string {
 	}
 	if out.Result != nil {
 		fmt.Fprintf(&b, "Environment **%s**: %s rendered, %d failed, %s.\n\n",
-			out.Env.Name, plural.Count(len(out.Result.Outputs), "assignment"), len(out.Result.Failed), plural.Count(len(out.Result.Errors), "error"))
+			out.Env.Name, plural.Count(out.Result.Outputs.Len(), "assignment"), len(out.Result.Failed), plural.Count(len(out.Result.Errors), "error"))
 	}
 	if out.PR != nil {
 		fmt.Fprintf(&b, "Pull request: [%s#%d](%s)\n\n", out.GitOps, out.PR.GetNumber(), out.PR.GetHTMLURL())

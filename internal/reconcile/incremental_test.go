@@ -20,7 +20,7 @@ func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
 
 	res, stats := c.render(dev, scheduling.Load(f.Inputs()))
 	require.True(t, stats.Full, "cold start")
-	require.Len(t, res.Outputs, 24)
+	require.Equal(t, 24, res.Outputs.Len())
 	_, stats = c.render(stage, scheduling.Load(f.Inputs()))
 	require.True(t, stats.Full, "one entry per environment")
 
@@ -29,7 +29,7 @@ func TestResultsRenderOnlyWhatChangedPerEnvironment(t *testing.T) {
 	res, stats = c.render(dev, snap)
 	require.False(t, stats.Full)
 	require.Equal(t, 4*2, stats.AssignmentsRendered, "the workload's targets on every cluster type")
-	require.Equal(t, render.Environment(snap).Outputs, res.Outputs)
+	require.Equal(t, render.Environment(snap).Outputs.Map(), res.Outputs.Map())
 	require.Same(t, res, c.entries[dev].result)
 	require.Equal(t, snap.Sources, c.entries[dev].sources)
 
@@ -45,9 +45,9 @@ func TestPeekKeepsTheEntry(t *testing.T) {
 	kept, _ := c.render(dev, scheduling.Load(f.Inputs()))
 	delete(f.Env, f.ClusterTypeFile(0))
 	peeked := c.peek(dev, scheduling.Load(f.Inputs()))
-	require.Len(t, peeked.Outputs, 2)
+	require.Equal(t, 2, peeked.Outputs.Len())
 	require.Same(t, kept, c.entries[dev].result)
-	require.Len(t, kept.Outputs, 4)
+	require.Equal(t, 4, kept.Outputs.Len())
 }
 
 // TestRenderLimitsReachTheRenderer: the reconciler renders within the limits it is given (an
@@ -59,14 +59,14 @@ func TestRenderLimitsReachTheRenderer(t *testing.T) {
 	kept, _ := New(nil, nil, limits).results.render(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
 	peeked := New(nil, nil, limits).results.peek(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
 	for _, res := range []*render.Result{kept, peeked} {
-		require.Empty(t, res.Outputs)
+		require.Zero(t, res.Outputs.Len())
 		require.Len(t, res.Failed, 2)
 		for _, err := range res.Failed {
 			require.Contains(t, err.Msg, render.SettingMaxAssignmentBytes)
 		}
 	}
 	res, _ := New(nil, nil).results.render(envref.Env{Name: "dev"}, scheduling.Load(f.Inputs()))
-	require.Len(t, res.Outputs, 2, "the default limits fit")
+	require.Equal(t, 2, res.Outputs.Len(), "the default limits fit")
 }
 
 // Each environment has its own caches of what loading its sources found (read from git,

@@ -35,10 +35,11 @@ func errAt(file string, line int, object, msg string) *scheduling.Error {
 
 // outcome is an environment's outcome with assignments rendered and errors.
 func outcome(assignments int, errs ...*scheduling.Error) *Outcome {
-	res := &render.Result{Outputs: map[string]render.Files{}, Failed: map[string]*scheduling.Error{}, Errors: errs, HasTarget: true}
+	outputs := map[string]render.Files{}
 	for i := range assignments {
-		res.Outputs[fmt.Sprint(i)] = render.Files{}
+		outputs[fmt.Sprint(i)] = render.Files{}
 	}
+	res := &render.Result{Outputs: render.NewOutputs(outputs), Failed: map[string]*scheduling.Error{}, Errors: errs, HasTarget: true}
 	return &Outcome{Env: devEnv, Result: res, GitOps: gitopsR, Base: "dev"}
 }
 

@@ -1,0 +1,25 @@
+package scheduling
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRescheduleWithPolicyMatches: the policies evaluated ahead give the schedule Reschedule
+// makes without them; evaluated for another snapshot, they are not used.
+func TestRescheduleWithPolicyMatches(t *testing.T) {
+	prev := fixtureSnapshot(t, policy("p", "", "{}", "{}"))
+	next := fixtureSnapshot(t, policy("p", "", "{}", "{matchLabels: {size: large}}")+policy("q", "", "{matchLabels: {purpose: test}}", "{}"))
+	earlier, d := Schedule(prev), Diff(prev, next)
+	want := Schedule(next)
+	require.NotEqual(t, keys(earlier), keys(want), "the change reschedules")
+	for name, m := range map[string]*PolicyMatches{"of next": MatchPolicies(next), "of prev": MatchPolicies(prev), "none": nil} {
+		got := Reschedule(prev, earlier, next, d, WithPolicyMatches(m))
+		require.Equal(t, keys(want), keys(got.Assignments), name)
+		for k, a := range want {
+			require.Equal(t, a.Policies, got.Assignments[k].Policies, name)
+		}
+		requireRows(t, next, got)
+	}
+}
