@@ -106,8 +106,14 @@ func benchEndToEnd(ctx context.Context, spec fleet.Spec, runs int) (*endToEndRes
 			return nil, err
 		}
 	}
-	if _, err := g.load(true); err != nil { // the caches of the state the first change starts from
+	// The state the first change starts from, as the app holds it: the caches filled by a load
+	// through them, and the result of that load (whose objects the next loads share).
+	snap, err := g.load(true)
+	if err != nil {
 		return nil, err
+	}
+	if g.prev, _ = render.Incremental(g.prev, snap); g.prev.Snapshot != snap {
+		return nil, fmt.Errorf("the result of the cached load is not its own")
 	}
 	for _, edit := range fleet.BenchEdits() {
 		if err := ctx.Err(); err != nil {
