@@ -57,65 +57,96 @@ type parsedFile struct {
 // of it, as it depends only on the workload's spec, name, position and field lines, and on the
 // policy's manifest hosts.
 type targetChecks struct {
-	mu    sync.Mutex
-	done  bool
-	hosts []string
-	errs  Errors
-	bad   map[int]bool
+	mu     sync.Mutex
+	done   bool
+	hosts  []string
+	errs   Errors
+	bad    map[int]bool
+	anyBad bool // some target of bad is
 	// made keeps, for each deployment target, the DeploymentTarget last derived from a copy
 	// (nil: not yet), shared by the next snapshots while the copies' labels and workspace stay
-	// the same: nothing changes a DeploymentTarget once loading has made it.
-	made []madeTarget
-}
-
-// madeTarget is a DeploymentTarget derived from a copy of a parsed workload, and what of the
-// copy it was derived from beyond the parsed workload: its labels and its workspace.
-type madeTarget struct {
-	target    *DeploymentTarget
+	// those they were derived with (labels, workspace): nothing changes a DeploymentTarget
+	// once loading has made it.
+	made      []madeTarget
 	labels    map[string]string
 	workspace string
-	pos       targetPos
-	found     bool // pos is known
 }
 
-// target returns the DeploymentTarget of target i of w, a copy of the workload c was made for:
-// the one made last time when w's labels and workspace are the same (nil c: made each time).
-func (c *targetChecks) target(w *Workload, i int) *DeploymentTarget {
-	t := w.Spec.DeploymentTargets[i]
+// madeTarget is a DeploymentTarget derived from a copy of a parsed workload, and where the
+// target is written.
+type madeTarget struct {
+	target *DeploymentTarget
+	pos    targetPos
+	found  bool // pos is known
+}
+
+// targets appends to out the DeploymentTargets of the targets of w in environment env that
+// are not bad, w being a copy of the workload c was made for: those made last time are shared
+// when w's labels and workspace are the same, compared once for the workload (nil c: made each
+// time).
+func (c *targetChecks) targets(w *Workload, env string, bad map[int]bool, out []*DeploymentTarget) []*DeploymentTarget {
 	if c == nil {
-		return workloadTarget(w, i, t, targetPosOf(w, i))
+		for i, t := range w.Spec.DeploymentTargets {
+			if !bad[i] && t.Environment == env {
+				out = append(out, workloadTarget(w, i, t, targetPosOf(w, i)))
+			}
+		}
+		return out
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.made == nil {
 		c.made = make([]madeTarget, len(w.Spec.DeploymentTargets))
 	}
-	m, ws := &c.made[i], workspaceOf(w)
-	if m.target != nil && m.workspace == ws && maps.Equal(m.labels, w.Labels) {
-		return m.target
+	if ws := workspaceOf(w); c.labels == nil || c.workspace != ws || !maps.Equal(c.labels, w.Labels) {
+		for i := range c.made {
+			c.made[i].target = nil
+		}
+		c.labels, c.workspace = maps.Clone(w.Labels), ws
 	}
-	if !m.found {
-		m.pos, m.found = targetPosOf(w, i), true
+	for i, t := range w.Spec.DeploymentTargets {
+		if bad[i] || t.Environment != env {
+			continue
+		}
+		m := &c.made[i]
+		if m.target == nil {
+			if !m.found {
+				m.pos, m.found = targetPosOf(w, i), true
+			}
+			m.target = workloadTarget(w, i, t, m.pos)
+		}
+		out = append(out, m.target)
 	}
-	m.target, m.labels, m.workspace = workloadTarget(w, i, t, m.pos), maps.Clone(w.Labels), ws
-	return m.target
+	return out
 }
 
-// validate returns validateTargets of w, a copy of the workload c was made for, adding copies
-// of its errors to errs: found once per policy's manifest hosts (nil c: found each time).
-func (c *targetChecks) validate(w *Workload, errs *Errors, pol Policy) map[int]bool {
+// validate returns validateTargets of w, a copy of the workload c was made for, and whether
+// any target is bad, adding copies of its errors to errs: found once per policy's manifest
+// hosts (nil c: found each time).
+func (c *targetChecks) validate(w *Workload, errs *Errors, pol Policy) (map[int]bool, bool) {
 	if c == nil {
-		return validateTargets(w, errs, pol)
+		bad := validateTargets(w, errs, pol)
+		return bad, anyTrue(bad)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.done || !slices.Equal(c.hosts, pol.ManifestHosts) {
 		var found Errors
 		c.bad = validateTargets(w, &found, pol)
-		c.errs, c.hosts, c.done = found, slices.Clone(pol.ManifestHosts), true
+		c.errs, c.hosts, c.done, c.anyBad = found, slices.Clone(pol.ManifestHosts), true, anyTrue(c.bad)
 	}
 	copyErrors(c.errs, errs)
-	return c.bad
+	return c.bad, c.anyBad
+}
+
+// anyTrue tells whether some value of m is true.
+func anyTrue[K comparable](m map[K]bool) bool {
+	for _, v := range m {
+		if v {
+			return true
+		}
+	}
+	return false
 }
 
 // copyErrors adds a copy of each error of from to errs.

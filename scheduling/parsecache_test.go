@@ -1,0 +1,127 @@
+package scheduling
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/require"
+)
+
+// addressedFS is a MapFS that knows the content address of its files, as a git tree does.
+type addressedFS struct{ fstest.MapFS }
+
+// FileHash implements FileHasher.
+func (a addressedFS) FileHash(name string) (string, bool) {
+	f, ok := a.MapFS[name]
+	if !ok {
+		return "", false
+	}
+	sum := sha256.Sum256(f.Data)
+	return hex.EncodeToString(sum[:]), true
+}
+
+// Sub implements fs.SubFS, so that a workload repository's folder keeps its addresses.
+func (a addressedFS) Sub(dir string) (fs.FS, error) {
+	sub := fstest.MapFS{}
+	for p, f := range a.MapFS {
+		if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
+			sub[rest] = f
+		}
+	}
+	return addressedFS{sub}, nil
+}
+
+// addressed gives every source of in content addresses.
+func addressed(in Inputs) Inputs {
+	in.Env.FS = addressedFS{in.Env.FS.(fstest.MapFS)}
+	in.Main.FS = addressedFS{in.Main.FS.(fstest.MapFS)}
+	in.Workloads = TreeWorkloads(addressedFS{in.Workloads.(treeWorkloads).fsys.(fstest.MapFS)}, "wl:")
+	return in
+}
+
+// twoTeams is the tenancy control plane with two targets for each team's workload;
+// registrations, when set, replaces its registrations' file.
+func twoTeams(registrations string) Inputs {
+	w := func(name string) string {
+		return workload(name, "one", "./"+name) + `    - name: two
+      environment: dev
+      manifests: {repo: "https://github.com/org/` + name + `-gitops", branch: main, path: two}
+`
+	}
+	in := tenancyInputs(map[string]string{"w.yaml": w("api")}, map[string]string{"w.yaml": w("web")})
+	if registrations != "" {
+		in.Main.FS.(fstest.MapFS)["regs.yaml"] = &fstest.MapFile{Data: []byte(registrations)}
+	}
+	return addressed(in)
+}
+
+// A load through the parse cache shares the deployment targets of the previous load while
+// their workload and its registration stay the same, and makes new ones, equal to those of a
+// load from scratch, for the workload whose registration changed.
+func TestCachedLoadSharesUnchangedTargets(t *testing.T) {
+	cache := NewParseCache()
+	load := func(in Inputs) *Snapshot {
+		want := Load(in)
+		in.Cache = cache
+		got := Load(in)
+		require.Equal(t, want, got)
+		require.Empty(t, got.Errors)
+		require.Len(t, got.Targets, 4)
+		return got
+	}
+	first := load(twoTeams(""))
+	second := load(twoTeams(""))
+	for i := range first.Targets {
+		require.Same(t, first.Targets[i], second.Targets[i], second.Targets[i].Name)
+	}
+	moved := load(twoTeams(`apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata: {name: team-a}
+spec:
+  workload: {repo: https://github.com/org/app-a, branch: main, path: deploy}
+  workspace: team-a
+---
+apiVersion: scheduler.kalypso.io/v1alpha1
+kind: WorkloadRegistration
+metadata: {name: team-b}
+spec:
+  workload: {repo: https://github.com/org/app-b, branch: main, path: deploy}
+  workspace: team-c
+`))
+	for i, tgt := range moved.Targets {
+		if tgt.Workload == "web" {
+			require.NotSame(t, second.Targets[i], tgt)
+			require.Equal(t, "team-c", tgt.Workspace)
+			continue
+		}
+		require.Same(t, second.Targets[i], tgt, tgt.Name)
+	}
+}
+
+// Deployment targets of the same name are kept once, the first produced, whatever the order
+// of their names; each other one is an error naming where the kept one is.
+func TestDuplicateTargetNamesKeepTheFirst(t *testing.T) {
+	in := tenancyInputs(map[string]string{"w.yaml": workload("a", "b-c", "./first")},
+		map[string]string{"w.yaml": workload("z", "y", "./z")})
+	in.Env.FS.(fstest.MapFS)["targets.yaml"] = &fstest.MapFile{Data: []byte(`apiVersion: scheduler.kalypso.io/v1alpha1
+kind: DeploymentTarget
+metadata: {name: a-b-c}
+spec: {environment: dev, manifests: {repo: "https://github.com/org/x", branch: main, path: second}}
+---
+apiVersion: scheduler.kalypso.io/v1alpha1
+kind: DeploymentTarget
+metadata: {name: b}
+spec: {environment: dev, manifests: {repo: "https://github.com/org/x", branch: main, path: b}}
+`)}
+	snap := Load(in)
+	var kept []string
+	for _, tgt := range snap.Targets {
+		kept = append(kept, tgt.Name+" "+tgt.Manifests["path"])
+	}
+	require.Equal(t, []string{"a-b-c ./first", "b b", "z-y ./z"}, kept, snap.Errors.Error())
+	require.Contains(t, snap.Errors.Error(), `dev:targets.yaml:1: DeploymentTarget "a-b-c": deployment target name "a-b-c" is also produced at wl:org/app-a/main/deploy/w.yaml:7; this one is ignored`)
+}
