@@ -83,10 +83,10 @@ func Load(in Inputs) *Snapshot {
 	loadWorkloads(snap, &objs, in.Workloads, l)
 	if in.Seniority == nil {
 		var contested []*Object
-		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors)
+		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors, l.checks)
 		objs.broken = append(objs.broken, contested...)
 	} else {
-		bySeniority(objs.workloads, in.Seniority)
+		bySeniority(objs.workloads, in.Seniority, l.checks)
 	}
 	assemble(snap, &objs, l.pol, l.checks)
 	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)

@@ -70,6 +70,7 @@ type targetChecks struct {
 	made      []madeTarget
 	labels    map[string]string
 	workspace string
+	names     []string // the names of the deployment targets, sorted, each once (nil: not yet)
 }
 
 // madeTarget is a DeploymentTarget derived from a copy of a parsed workload, and where the

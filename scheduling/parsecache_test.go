@@ -125,3 +125,28 @@ spec: {environment: dev, manifests: {repo: "https://github.com/org/x", branch: m
 	require.Equal(t, []string{"a-b-c ./first", "b b", "z-y ./z"}, kept, snap.Errors.Error())
 	require.Contains(t, snap.Errors.Error(), `dev:targets.yaml:1: DeploymentTarget "a-b-c": deployment target name "a-b-c" is also produced at wl:org/app-a/main/deploy/w.yaml:7; this one is ignored`)
 }
+
+// Names contested by two registrations are found the same through the parse cache, load after
+// load, with and without the control plane's history.
+func TestCachedLoadFindsContestedNames(t *testing.T) {
+	cache := NewParseCache()
+	teamA := map[string]string{"w.yaml": workload("a", "b-c", "./a")}
+	teamB := map[string]string{"w.yaml": workload("a-b", "c", "./b"), "v.yaml": workload("v", "x", "./v")}
+	for _, history := range []bool{false, false, true, true, false} {
+		in := addressed(tenancyInputs(teamA, teamB))
+		if history {
+			in.Seniority = func(r *WorkloadRegistration) int64 { return map[string]int64{"team-a": 1}[r.Name] }
+		}
+		want := Load(in)
+		in.Cache = cache
+		got := Load(in)
+		require.Equal(t, want, got)
+		if history {
+			require.Equal(t, []string{"a-b-c@team-b", "v-x@team-b"}, targetNames(got))
+			continue
+		}
+		require.Equal(t, []string{"v-x@team-b"}, targetNames(got))
+		require.Contains(t, got.Errors.Error(), `wl:org/app-a/main/deploy/w.yaml:1: Workload "a": deployment target name "a-b-c" is also produced at wl:org/app-b/main/deploy/w.yaml:1 (registration "team-b")`)
+		require.Contains(t, got.Errors.Error(), `wl:org/app-b/main/deploy/w.yaml:1: Workload "a-b": deployment target name "a-b-c" is also produced at wl:org/app-a/main/deploy/w.yaml:1 (registration "team-a")`)
+	}
+}
