@@ -183,54 +183,48 @@ func cacheKey(display, hash string) string { return display + "\x00" + hash }
 // changes afterwards (a workload's labels and registration) never reaches the cache; checks
 // gets the checks of each copied workload.
 func (p *parsedFile) addTo(objs *objects, errs *Errors, checks map[*Workload]*targetChecks) {
-	c := p.objs.clone()
-	for i, w := range c.workloads {
+	start := len(objs.workloads)
+	objs.addCopies(&p.objs)
+	for i, w := range objs.workloads[start:] {
 		if i < len(p.checks) {
 			checks[w] = p.checks[i]
 		}
 	}
-	objs.merge(c)
 	copyErrors(p.errs, errs)
 }
 
-// clone copies every object, with its own labels; specs and field lines are shared, as nothing
-// changes them after decoding.
-func (o *objects) clone() *objects {
-	return &objects{
-		environments:      cloneAll(o.environments),
-		baseRepos:         cloneAll(o.baseRepos),
-		gitopsRepos:       cloneAll(o.gitopsRepos),
-		registrations:     cloneAll(o.registrations),
-		workloads:         cloneAll(o.workloads),
-		targets:           cloneAll(o.targets),
-		clusterTypes:      cloneAll(o.clusterTypes),
-		templates:         cloneAll(o.templates),
-		policies:          cloneAll(o.policies),
-		schemas:           cloneAll(o.schemas),
-		configMaps:        cloneAll(o.configMaps),
-		freezes:           cloneAll(o.freezes),
-		broken:            cloneAll(o.broken),
-		unusableTemplates: cloneAll(o.unusableTemplates),
-		foreign:           cloneAll(o.foreign),
-		unreadable:        o.unreadable,
-	}
+// addCopies adds a copy of every object of o, with its own labels; specs and field lines are
+// shared, as nothing changes them after decoding.
+func (o *objects) addCopies(from *objects) {
+	o.environments = appendCopies(o.environments, from.environments)
+	o.baseRepos = appendCopies(o.baseRepos, from.baseRepos)
+	o.gitopsRepos = appendCopies(o.gitopsRepos, from.gitopsRepos)
+	o.registrations = appendCopies(o.registrations, from.registrations)
+	o.workloads = appendCopies(o.workloads, from.workloads)
+	o.targets = appendCopies(o.targets, from.targets)
+	o.clusterTypes = appendCopies(o.clusterTypes, from.clusterTypes)
+	o.templates = appendCopies(o.templates, from.templates)
+	o.policies = appendCopies(o.policies, from.policies)
+	o.schemas = appendCopies(o.schemas, from.schemas)
+	o.configMaps = appendCopies(o.configMaps, from.configMaps)
+	o.freezes = appendCopies(o.freezes, from.freezes)
+	o.broken = appendCopies(o.broken, from.broken)
+	o.unusableTemplates = appendCopies(o.unusableTemplates, from.unusableTemplates)
+	o.foreign = appendCopies(o.foreign, from.foreign)
+	o.unreadable = o.unreadable || from.unreadable
 }
 
-// cloneAll copies each object of a list (see objects.clone).
-func cloneAll[T any, P interface {
+// appendCopies appends a copy of each object of a list to out (see objects.addCopies).
+func appendCopies[T any, P interface {
 	*T
 	named
-}](list []P) []P {
-	if list == nil {
-		return nil
-	}
-	out := make([]P, len(list))
-	for i, x := range list {
+}](out, list []P) []P {
+	for _, x := range list {
 		c := P(new(T))
 		*c = *x
 		o := c.obj()
 		o.Labels = maps.Clone(o.Labels) // field lines are shared: nothing changes them after decoding
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }
