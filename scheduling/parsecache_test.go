@@ -1,8 +1,6 @@
 package scheduling
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"io/fs"
 	"strings"
 	"testing"
@@ -20,8 +18,7 @@ func (a addressedFS) FileHash(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	sum := sha256.Sum256(f.Data)
-	return hex.EncodeToString(sum[:]), true
+	return string(f.Data), true // the content is its own address
 }
 
 // Sub implements fs.SubFS, so that a workload repository's folder keeps its addresses.
@@ -43,9 +40,9 @@ func addressed(in Inputs) Inputs {
 	return in
 }
 
-// twoTeams is the tenancy control plane with two targets for each team's workload;
-// registrations, when set, replaces its registrations' file.
-func twoTeams(registrations string) Inputs {
+// twoTeams is the tenancy control plane with two targets for each team's workload, team-b's
+// registration giving workspace workspaceB.
+func twoTeams(workspaceB string) Inputs {
 	w := func(name string) string {
 		return workload(name, "one", "./"+name) + `    - name: two
       environment: dev
@@ -53,9 +50,8 @@ func twoTeams(registrations string) Inputs {
 `
 	}
 	in := tenancyInputs(map[string]string{"w.yaml": w("api")}, map[string]string{"w.yaml": w("web")})
-	if registrations != "" {
-		in.Main.FS.(fstest.MapFS)["regs.yaml"] = &fstest.MapFile{Data: []byte(registrations)}
-	}
+	regs := in.Main.FS.(fstest.MapFS)["regs.yaml"]
+	regs.Data = []byte(strings.Replace(string(regs.Data), "workspace: team-b", "workspace: "+workspaceB, 1))
 	return addressed(in)
 }
 
@@ -73,25 +69,12 @@ func TestCachedLoadSharesUnchangedTargets(t *testing.T) {
 		require.Len(t, got.Targets, 4)
 		return got
 	}
-	first := load(twoTeams(""))
-	second := load(twoTeams(""))
+	first := load(twoTeams("team-b"))
+	second := load(twoTeams("team-b"))
 	for i := range first.Targets {
 		require.Same(t, first.Targets[i], second.Targets[i], second.Targets[i].Name)
 	}
-	moved := load(twoTeams(`apiVersion: scheduler.kalypso.io/v1alpha1
-kind: WorkloadRegistration
-metadata: {name: team-a}
-spec:
-  workload: {repo: https://github.com/org/app-a, branch: main, path: deploy}
-  workspace: team-a
----
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: WorkloadRegistration
-metadata: {name: team-b}
-spec:
-  workload: {repo: https://github.com/org/app-b, branch: main, path: deploy}
-  workspace: team-c
-`))
+	moved := load(twoTeams("team-c"))
 	for i, tgt := range moved.Targets {
 		if tgt.Workload == "web" {
 			require.NotSame(t, second.Targets[i], tgt)
