@@ -24,7 +24,8 @@ type FileHasher interface {
 type ParseCache struct {
 	mu      sync.Mutex
 	entries map[string]*parsedFile
-	misses  int // files the last load parsed
+	sources map[sourceKey][]*fileToParse // what the last load found of its sources (SourceIdentifier)
+	misses  int                          // files the last load parsed
 }
 
 // NewParseCache returns an empty cache.
@@ -168,12 +169,12 @@ func (c *ParseCache) get(key string) *parsedFile {
 	return c.entries[key]
 }
 
-// keep replaces the cache's files by those of one load, which parsed misses of them: files
-// no longer read are forgotten.
-func (c *ParseCache) keep(files map[string]*parsedFile, misses int) {
+// keep replaces the cache's files and sources by those of one load, which parsed misses of
+// the files: what is no longer read is forgotten.
+func (c *ParseCache) keep(files map[string]*parsedFile, sources map[sourceKey][]*fileToParse, misses int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries, c.misses = files, misses
+	c.entries, c.sources, c.misses = files, sources, misses
 }
 
 // cacheKey is the key of a file shown at display with content address hash.
