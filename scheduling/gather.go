@@ -27,17 +27,26 @@ type readSource struct {
 	complete  bool
 	stoppedAt string
 	after     int
+	key       sourceKey // the source's key in the cache
+	reusable  bool      // the source has a key, and what it holds may be kept under it
+	reused    bool      // found in the cache whole, files and all
 }
 
 // gather lists the files below dir of src, decides from their sizes which to read, and reads
 // them, as source does; their parse is left to parseAll and their objects to addFiles.
 func (l *loader) gather(src Source, dir string) *readSource {
+	key, reusable := l.sourceKeyOf(src, dir)
+	if reusable {
+		if rs, ok := l.gathered(key); ok {
+			return rs
+		}
+	}
 	files, err := SelectFiles(src.FS, dir, l.pol)
 	if err != nil {
 		l.errs.Add(Pos{File: src.Prefix + dir}, "", "%v", err)
 		return &readSource{}
 	}
-	rs := &readSource{complete: true}
+	rs := &readSource{complete: true, key: key, reusable: reusable}
 	for i, f := range files {
 		display := src.Prefix + f.Path
 		if l.expired.Load() {
@@ -119,6 +128,7 @@ func (l *loader) addFiles(rs *readSource, objs *objects) bool {
 	if rs.stoppedAt != "" {
 		l.errs.Add(Pos{File: rs.stoppedAt}, "", "%v; this file and the %d after it are not read", l.timeoutError(), rs.after)
 	}
+	l.keepGathered(rs)
 	return rs.complete
 }
 

@@ -2,8 +2,10 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Inputs are the sources an environment is computed from.
@@ -81,10 +83,10 @@ func Load(in Inputs) *Snapshot {
 	loadWorkloads(snap, &objs, in.Workloads, l)
 	if in.Seniority == nil {
 		var contested []*Object
-		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors)
+		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors, l.checks)
 		objs.broken = append(objs.broken, contested...)
 	} else {
-		bySeniority(objs.workloads, in.Seniority)
+		bySeniority(objs.workloads, in.Seniority, l.checks)
 	}
 	assemble(snap, &objs, l.pol, l.checks)
 	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
@@ -214,8 +216,12 @@ func dedupe[T named](list []T, errs *Errors) []T {
 	return out
 }
 
+// sortByName sorts a list by name, stably; a list sorted already is only checked.
 func sortByName[T named](list []T) []T {
-	sort.SliceStable(list, func(i, j int) bool { return list[i].obj().Name < list[j].obj().Name })
+	byName := func(a, b T) int { return strings.Compare(a.obj().Name, b.obj().Name) }
+	if !slices.IsSortedFunc(list, byName) {
+		slices.SortStableFunc(list, byName)
+	}
 	return list
 }
 
@@ -254,35 +260,29 @@ func assemble(snap *Snapshot, objs *objects, pol Policy, checks map[*Workload]*t
 func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy, checks map[*Workload]*targetChecks) []*DeploymentTarget {
 	var out []*DeploymentTarget
 	for _, w := range snap.Workloads {
-		bad := checks[w].validate(w, &snap.Errors, pol)
-		for i, t := range w.Spec.DeploymentTargets {
-			if bad[i] {
-				snap.Incomplete = true // the target may exist under a name we cannot read
-				continue
-			}
-			if t.Environment != snap.Environment {
-				continue
-			}
-			out = append(out, checks[w].target(w, i))
+		bad, anyBad := checks[w].validate(w, &snap.Errors, pol)
+		if anyBad {
+			snap.Incomplete = true // the target may exist under a name we cannot read
 		}
+		out = checks[w].targets(w, snap.Environment, bad, out)
 	}
 	for _, t := range authored {
 		if t.Environment == snap.Environment {
 			out = append(out, t)
 		}
 	}
-	return sortByName(dedupeTargets(out, &snap.Errors))
+	return dedupeTargets(sortByName(out), &snap.Errors)
 }
 
+// dedupeTargets keeps the first target of each name of a list sorted by name (stably: the
+// first of a name is the first produced) and reports the others.
 func dedupeTargets(list []*DeploymentTarget, errs *Errors) []*DeploymentTarget {
-	seen := map[string]*DeploymentTarget{}
-	out := list[:0:0]
-	for _, t := range list {
-		if first, ok := seen[t.Name]; ok {
-			errs.Add(t.Pos, t.Ref(), "deployment target name %q is also produced at %s; this one is ignored", t.Name, first.Pos)
+	out := list[:0] // in place: the kept never outrun the read
+	for i, t := range list {
+		if i > 0 && t.Name == out[len(out)-1].Name {
+			errs.Add(t.Pos, t.Ref(), "deployment target name %q is also produced at %s; this one is ignored", t.Name, out[len(out)-1].Pos)
 			continue
 		}
-		seen[t.Name] = t
 		out = append(out, t)
 	}
 	return out

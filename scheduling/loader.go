@@ -20,10 +20,11 @@ type loader struct {
 	only func(data []byte) bool
 	// cache, when set, gives the files parsed by the previous load; parsed collects this
 	// load's, which replace them when it ends (stop).
-	cache  *ParseCache
-	parsed map[string]*parsedFile
-	checks map[*Workload]*targetChecks // the checks of the workloads copied from the cache
-	misses int                         // files parsed, not found in the cache
+	cache   *ParseCache
+	parsed  map[string]*parsedFile
+	sources map[sourceKey][]*fileToParse // what gather found of the sources kept
+	checks  map[*Workload]*targetChecks  // the checks of the workloads copied from the cache
+	misses  int                          // files parsed, not found in the cache
 }
 
 // mayHold tells whether a file may hold an object of a kind: it names the kind, or has an
@@ -44,7 +45,7 @@ func newLoader(pol Policy, errs *Errors) *loader {
 func (l *loader) stop() {
 	l.timer.Stop()
 	if l.cache != nil {
-		l.cache.keep(l.parsed, l.misses)
+		l.cache.keep(l.parsed, l.sources, l.misses)
 	}
 }
 
@@ -52,6 +53,7 @@ func (l *loader) stop() {
 func (l *loader) withCache(cache *ParseCache) *loader {
 	if cache != nil {
 		l.cache, l.parsed, l.checks = cache, map[string]*parsedFile{}, map[*Workload]*targetChecks{}
+		l.sources = map[sourceKey][]*fileToParse{}
 	}
 	return l
 }

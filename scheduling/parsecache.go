@@ -24,7 +24,8 @@ type FileHasher interface {
 type ParseCache struct {
 	mu      sync.Mutex
 	entries map[string]*parsedFile
-	misses  int // files the last load parsed
+	sources map[sourceKey][]*fileToParse // what the last load found of its sources (SourceIdentifier)
+	misses  int                          // files the last load parsed
 }
 
 // NewParseCache returns an empty cache.
@@ -57,65 +58,97 @@ type parsedFile struct {
 // of it, as it depends only on the workload's spec, name, position and field lines, and on the
 // policy's manifest hosts.
 type targetChecks struct {
-	mu    sync.Mutex
-	done  bool
-	hosts []string
-	errs  Errors
-	bad   map[int]bool
+	mu     sync.Mutex
+	done   bool
+	hosts  []string
+	errs   Errors
+	bad    map[int]bool
+	anyBad bool // some target of bad is
 	// made keeps, for each deployment target, the DeploymentTarget last derived from a copy
 	// (nil: not yet), shared by the next snapshots while the copies' labels and workspace stay
-	// the same: nothing changes a DeploymentTarget once loading has made it.
-	made []madeTarget
-}
-
-// madeTarget is a DeploymentTarget derived from a copy of a parsed workload, and what of the
-// copy it was derived from beyond the parsed workload: its labels and its workspace.
-type madeTarget struct {
-	target    *DeploymentTarget
+	// those they were derived with (labels, workspace): nothing changes a DeploymentTarget
+	// once loading has made it.
+	made      []madeTarget
 	labels    map[string]string
 	workspace string
-	pos       targetPos
-	found     bool // pos is known
+	names     []string // the names of the deployment targets, sorted, each once (nil: not yet)
 }
 
-// target returns the DeploymentTarget of target i of w, a copy of the workload c was made for:
-// the one made last time when w's labels and workspace are the same (nil c: made each time).
-func (c *targetChecks) target(w *Workload, i int) *DeploymentTarget {
-	t := w.Spec.DeploymentTargets[i]
+// madeTarget is a DeploymentTarget derived from a copy of a parsed workload, and where the
+// target is written.
+type madeTarget struct {
+	target *DeploymentTarget
+	pos    targetPos
+	found  bool // pos is known
+}
+
+// targets appends to out the DeploymentTargets of the targets of w in environment env that
+// are not bad, w being a copy of the workload c was made for: those made last time are shared
+// when w's labels and workspace are the same, compared once for the workload (nil c: made each
+// time).
+func (c *targetChecks) targets(w *Workload, env string, bad map[int]bool, out []*DeploymentTarget) []*DeploymentTarget {
 	if c == nil {
-		return workloadTarget(w, i, t, targetPosOf(w, i))
+		for i, t := range w.Spec.DeploymentTargets {
+			if !bad[i] && t.Environment == env {
+				out = append(out, workloadTarget(w, i, t, targetPosOf(w, i)))
+			}
+		}
+		return out
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.made == nil {
 		c.made = make([]madeTarget, len(w.Spec.DeploymentTargets))
 	}
-	m, ws := &c.made[i], workspaceOf(w)
-	if m.target != nil && m.workspace == ws && maps.Equal(m.labels, w.Labels) {
-		return m.target
+	if ws := workspaceOf(w); c.labels == nil || c.workspace != ws || !maps.Equal(c.labels, w.Labels) {
+		for i := range c.made {
+			c.made[i].target = nil
+		}
+		c.labels, c.workspace = maps.Clone(w.Labels), ws
 	}
-	if !m.found {
-		m.pos, m.found = targetPosOf(w, i), true
+	for i, t := range w.Spec.DeploymentTargets {
+		if bad[i] || t.Environment != env {
+			continue
+		}
+		m := &c.made[i]
+		if m.target == nil {
+			if !m.found {
+				m.pos, m.found = targetPosOf(w, i), true
+			}
+			m.target = workloadTarget(w, i, t, m.pos)
+		}
+		out = append(out, m.target)
 	}
-	m.target, m.labels, m.workspace = workloadTarget(w, i, t, m.pos), maps.Clone(w.Labels), ws
-	return m.target
+	return out
 }
 
-// validate returns validateTargets of w, a copy of the workload c was made for, adding copies
-// of its errors to errs: found once per policy's manifest hosts (nil c: found each time).
-func (c *targetChecks) validate(w *Workload, errs *Errors, pol Policy) map[int]bool {
+// validate returns validateTargets of w, a copy of the workload c was made for, and whether
+// any target is bad, adding copies of its errors to errs: found once per policy's manifest
+// hosts (nil c: found each time).
+func (c *targetChecks) validate(w *Workload, errs *Errors, pol Policy) (map[int]bool, bool) {
 	if c == nil {
-		return validateTargets(w, errs, pol)
+		bad := validateTargets(w, errs, pol)
+		return bad, anyTrue(bad)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.done || !slices.Equal(c.hosts, pol.ManifestHosts) {
 		var found Errors
 		c.bad = validateTargets(w, &found, pol)
-		c.errs, c.hosts, c.done = found, slices.Clone(pol.ManifestHosts), true
+		c.errs, c.hosts, c.done, c.anyBad = found, slices.Clone(pol.ManifestHosts), true, anyTrue(c.bad)
 	}
 	copyErrors(c.errs, errs)
-	return c.bad
+	return c.bad, c.anyBad
+}
+
+// anyTrue tells whether some value of m is true.
+func anyTrue[K comparable](m map[K]bool) bool {
+	for _, v := range m {
+		if v {
+			return true
+		}
+	}
+	return false
 }
 
 // copyErrors adds a copy of each error of from to errs.
@@ -136,12 +169,12 @@ func (c *ParseCache) get(key string) *parsedFile {
 	return c.entries[key]
 }
 
-// keep replaces the cache's files by those of one load, which parsed misses of them: files
-// no longer read are forgotten.
-func (c *ParseCache) keep(files map[string]*parsedFile, misses int) {
+// keep replaces the cache's files and sources by those of one load, which parsed misses of
+// the files: what is no longer read is forgotten.
+func (c *ParseCache) keep(files map[string]*parsedFile, sources map[sourceKey][]*fileToParse, misses int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries, c.misses = files, misses
+	c.entries, c.sources, c.misses = files, sources, misses
 }
 
 // cacheKey is the key of a file shown at display with content address hash.
@@ -151,54 +184,48 @@ func cacheKey(display, hash string) string { return display + "\x00" + hash }
 // changes afterwards (a workload's labels and registration) never reaches the cache; checks
 // gets the checks of each copied workload.
 func (p *parsedFile) addTo(objs *objects, errs *Errors, checks map[*Workload]*targetChecks) {
-	c := p.objs.clone()
-	for i, w := range c.workloads {
+	start := len(objs.workloads)
+	objs.addCopies(&p.objs)
+	for i, w := range objs.workloads[start:] {
 		if i < len(p.checks) {
 			checks[w] = p.checks[i]
 		}
 	}
-	objs.merge(c)
 	copyErrors(p.errs, errs)
 }
 
-// clone copies every object, with its own labels; specs and field lines are shared, as nothing
-// changes them after decoding.
-func (o *objects) clone() *objects {
-	return &objects{
-		environments:      cloneAll(o.environments),
-		baseRepos:         cloneAll(o.baseRepos),
-		gitopsRepos:       cloneAll(o.gitopsRepos),
-		registrations:     cloneAll(o.registrations),
-		workloads:         cloneAll(o.workloads),
-		targets:           cloneAll(o.targets),
-		clusterTypes:      cloneAll(o.clusterTypes),
-		templates:         cloneAll(o.templates),
-		policies:          cloneAll(o.policies),
-		schemas:           cloneAll(o.schemas),
-		configMaps:        cloneAll(o.configMaps),
-		freezes:           cloneAll(o.freezes),
-		broken:            cloneAll(o.broken),
-		unusableTemplates: cloneAll(o.unusableTemplates),
-		foreign:           cloneAll(o.foreign),
-		unreadable:        o.unreadable,
-	}
+// addCopies adds a copy of every object of o, with its own labels; specs and field lines are
+// shared, as nothing changes them after decoding.
+func (o *objects) addCopies(from *objects) {
+	o.environments = appendCopies(o.environments, from.environments)
+	o.baseRepos = appendCopies(o.baseRepos, from.baseRepos)
+	o.gitopsRepos = appendCopies(o.gitopsRepos, from.gitopsRepos)
+	o.registrations = appendCopies(o.registrations, from.registrations)
+	o.workloads = appendCopies(o.workloads, from.workloads)
+	o.targets = appendCopies(o.targets, from.targets)
+	o.clusterTypes = appendCopies(o.clusterTypes, from.clusterTypes)
+	o.templates = appendCopies(o.templates, from.templates)
+	o.policies = appendCopies(o.policies, from.policies)
+	o.schemas = appendCopies(o.schemas, from.schemas)
+	o.configMaps = appendCopies(o.configMaps, from.configMaps)
+	o.freezes = appendCopies(o.freezes, from.freezes)
+	o.broken = appendCopies(o.broken, from.broken)
+	o.unusableTemplates = appendCopies(o.unusableTemplates, from.unusableTemplates)
+	o.foreign = appendCopies(o.foreign, from.foreign)
+	o.unreadable = o.unreadable || from.unreadable
 }
 
-// cloneAll copies each object of a list (see objects.clone).
-func cloneAll[T any, P interface {
+// appendCopies appends a copy of each object of a list to out (see objects.addCopies).
+func appendCopies[T any, P interface {
 	*T
 	named
-}](list []P) []P {
-	if list == nil {
-		return nil
-	}
-	out := make([]P, len(list))
-	for i, x := range list {
+}](out, list []P) []P {
+	for _, x := range list {
 		c := P(new(T))
 		*c = *x
 		o := c.obj()
 		o.Labels = maps.Clone(o.Labels) // field lines are shared: nothing changes them after decoding
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 )
 
@@ -53,8 +52,8 @@ func kindOrDocument(kind string) string {
 // registrations deliver the same name: de-duplication then keeps the older one's. Only the
 // registrations that share a name are aged (it may read the control plane's history); the
 // others keep their order by registration name.
-func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64) {
-	sharing := sharingNames(ws)
+func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64, checks map[*Workload]*targetChecks) {
+	sharing := sharingNames(ws, checks)
 	if seniority == nil || len(sharing) == 0 {
 		return
 	}
@@ -70,19 +69,13 @@ func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64) {
 // sharingNames returns the registrations whose workloads produce a Workload or deployment-target
 // name that another registration's workloads also produce (a-b with target c and a with target
 // b-c both give a-b-c).
-func sharingNames(ws []*Workload) map[*WorkloadRegistration]bool {
-	owner := map[string]*WorkloadRegistration{}
+func sharingNames(ws []*Workload, checks map[*Workload]*targetChecks) map[*WorkloadRegistration]bool {
 	out := map[*WorkloadRegistration]bool{}
-	for _, w := range ws {
-		names := []string{"workload/" + w.Name}
-		for _, t := range w.Spec.DeploymentTargets {
-			names = append(names, "target/"+TargetName(w.Name, t.Name))
-		}
-		for _, n := range names {
-			if r, ok := owner[n]; ok && r != w.Registration {
-				out[r], out[w.Registration] = true, true
+	for _, ps := range sharedNames(ws, checks) {
+		if regs := registrationsOf(ps); len(regs) > 1 {
+			for r := range regs {
+				out[r] = true
 			}
-			owner[n] = w.Registration
 		}
 	}
 	delete(out, nil)
@@ -94,38 +87,10 @@ func sharingNames(ws []*Workload) map[*WorkloadRegistration]bool {
 // older (no history, as in the command line's directory mode): neither gets the name. Each is
 // reported at its file, naming the other's, and returned as broken, so that the targets keep
 // their last good output and nothing is removed.
-func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested []*Object) {
-	byName := map[string][]nameProducer{}
-	var order []string
-	add := func(key string, p nameProducer) {
-		if byName[key] == nil {
-			order = append(order, key)
-		}
-		byName[key] = append(byName[key], p)
-	}
-	var targets []string
-	for _, w := range ws {
-		targets = targets[:0]
-		for _, t := range w.Spec.DeploymentTargets {
-			targets = append(targets, TargetName(w.Name, t.Name))
-		}
-		slices.Sort(targets)
-		for _, name := range slices.Compact(targets) { // "target/…" sorts before "workload/…"
-			add("target/"+name, nameProducer{w, name})
-		}
-		add("workload/"+w.Name, nameProducer{w, ""})
-	}
+func withoutContested(ws []*Workload, errs *Errors, checks map[*Workload]*targetChecks) (kept []*Workload, contested []*Object) {
 	out := map[*Workload]bool{}
-	for _, n := range order {
-		ps := byName[n]
-		if len(ps) < 2 {
-			continue
-		}
-		regs := map[*WorkloadRegistration]bool{}
-		for _, p := range ps {
-			regs[p.w.Registration] = true
-		}
-		if len(regs) < 2 {
+	for _, ps := range sharedNames(ws, checks) {
+		if len(registrationsOf(ps)) < 2 {
 			continue
 		}
 		for _, p := range ps {
@@ -138,6 +103,9 @@ func withoutContested(ws []*Workload, errs *Errors) (kept []*Workload, contested
 			}
 			out[p.w] = true
 		}
+	}
+	if len(out) == 0 {
+		return ws, nil
 	}
 	for _, w := range ws {
 		if out[w] {

@@ -136,6 +136,15 @@ func (t treeFS) SelectFiles(dir string, pol scheduling.Policy) ([]scheduling.Sou
 	return files, err
 }
 
+// SourceID implements scheduling.SourceIdentifier: a tree read is never changed, and its memo
+// is its own (nil while it is being made).
+func (t treeFS) SourceID() any {
+	if t.memo == nil {
+		return nil
+	}
+	return t.memo
+}
+
 // FileHash implements scheduling.FileHasher: a file's blob hash.
 func (t treeFS) FileHash(name string) (string, bool) {
 	h, ok := t.hashes[name]
