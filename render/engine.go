@@ -38,6 +38,7 @@ type Engine struct {
 	schemas   *schemaIndex
 	expired   atomic.Bool // the deadline of the environment's rendering has passed
 	verdicts  *placementVerdicts
+	earlier   Outputs // outputs of an earlier result, whose skeletons are tried first
 	mu        sync.Mutex
 	free      []*executor // executors not in use
 }
@@ -55,7 +56,7 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts(), earlier: o.earlier}
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t, o.previous[name])
 	}
@@ -189,7 +190,7 @@ type templateData struct {
 func (e *Engine) Render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	x := e.acquire()
 	defer e.release(x)
-	return x.render(a)
+	return x.render(a, a.Key())
 }
 
 // targetValues are the values of a deployment target as templates see them: they come from
@@ -234,16 +235,16 @@ func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *
 	return &x.td
 }
 
-// render renders one assignment with the executor's templates and budget.
-func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
+// render renders one assignment, known as key, with the executor's templates and budget.
+func (x *executor) render(a *scheduling.Assignment, key string) (Files, *scheduling.Error) {
 	e, ct := x.e, a.ClusterType
 	if err := x.b.alive(); err != nil {
 		return Files{}, e.timeoutFailure(a)
 	}
 	x.b.reset()
 	state := x.clusterType(ct)
-	sel, composed, key := x.selection(state, a.Target)
-	data, err := e.configFor(a, sel, composed, key)
+	sel, composed, selKey := x.selection(state, a.Target)
+	data, err := e.configFor(a, sel, composed, selKey)
 	if err != nil {
 		return Files{}, err
 	}
@@ -267,14 +268,19 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 			return Files{}, err
 		}
 	}
-	return x.files(a.Target, ends, shell), nil
+	return x.files(a.Target, key, ends, shell), nil
 }
 
 // files are the assignment's output, the first ends[2] bytes of buf, as skeletons shared
-// with the executor's other outputs (see Files); ends are where each file ends.
-func (x *executor) files(target *scheduling.DeploymentTarget, ends [3]int, shell bool) Files {
+// with the executor's other outputs and with the assignment's earlier output (see Files);
+// ends are where each file ends.
+func (x *executor) files(target *scheduling.DeploymentTarget, key string, ends [3]int, shell bool) Files {
 	b := x.buf.Bytes()
-	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target)
+	var earlier Files
+	if x.e.earlier.Len() > 0 {
+		earlier = x.e.earlier.of(key)
+	}
+	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target, earlier)
 }
 
 func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {

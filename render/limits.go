@@ -77,12 +77,19 @@ type options struct {
 	limits       Limits
 	textTemplate bool                         // run every manifest with text/template, none compiled
 	previous     map[string]*compiledTemplate // templates an earlier engine compiled, by name
+	earlier      Outputs                      // outputs of an earlier result, the first skeletons tried
 }
 
 // withTemplatesOf lets an engine take the parsed manifests of r's engine whose text has not
 // changed (see Engine.compile).
 func withTemplatesOf(r *Result) Option {
 	return func(o *options) { o.previous = r.templates }
+}
+
+// withOutputsOf lets an engine share the files of r's outputs: an assignment rendered again
+// tries the skeletons of its output in r before any other (see cutter.files).
+func withOutputsOf(r *Result) Option {
+	return func(o *options) { o.earlier = r.Outputs }
 }
 
 // WithTextTemplateOnly runs every manifest with text/template, even those simple enough to be

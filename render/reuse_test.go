@@ -65,3 +65,30 @@ func BenchmarkNewEngine(b *testing.B) {
 		})
 	}
 }
+
+// TestIncrementalSharesUnchangedFiles checks that an assignment rendered again keeps the
+// skeletons of its earlier output for the files that did not change: after an edit of the
+// platform config of one cluster type, its assignments share their reconciler and namespace
+// with the previous result, and only their platform config is new.
+func TestIncrementalSharesUnchangedFiles(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 10, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
+	prev := Environment(scheduling.Load(f.Inputs()))
+	edit := fleet.BenchEdits()[0]
+	require.NoError(t, edit.Apply(f), edit.Name)
+	next, stats := Incremental(prev, scheduling.Load(f.Inputs()))
+	require.False(t, stats.Full)
+	require.Positive(t, stats.AssignmentsRendered)
+	changed := 0
+	for _, key := range next.Since.Keys {
+		was, _ := prev.Outputs.Get(key)
+		now, ok := next.Outputs.Get(key)
+		require.True(t, ok, key)
+		require.Same(t, was.rec, now.rec, "%s: reconciler", key)
+		require.Same(t, was.nsf, now.nsf, "%s: namespace", key)
+		if was.cfg != now.cfg {
+			require.NotEqual(t, was.File(ConfigFileYAML), now.File(ConfigFileYAML), key)
+			changed++
+		}
+	}
+	require.Equal(t, stats.AssignmentsRendered, changed, "every platform config rendered again changed")
+}

@@ -119,9 +119,11 @@ func newCutter() *cutter {
 
 // files makes the Files of an assignment of target from the contents of its reconciler,
 // namespace and platform config (left out when empty), cutting ns out of them when it is long
-// enough. The skeletons tried first are the target's last reconciler and namespace, and the
-// previous folder's platform config (a cluster type's assignments come one after the other).
-func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget) Files {
+// enough. The skeletons tried first are those of earlier, the assignment's output in an
+// earlier result (zero when there is none), then the target's last reconciler and namespace,
+// and the previous folder's platform config (a cluster type's assignments come one after the
+// other).
+func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget, earlier Files) Files {
 	if len(ns) <= minCut {
 		ns = ""
 	}
@@ -134,9 +136,9 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 			c.byTarget[target] = hints
 		}
 	}
-	f := Files{rec: hints[0].skeleton(c, contents[0]), nsf: hints[1].skeleton(c, contents[1]), shell: shell}
+	f := Files{rec: hints[0].skeleton(c, contents[0], earlier.rec), nsf: hints[1].skeleton(c, contents[1], earlier.nsf), shell: shell}
 	if len(contents[2]) > 0 {
-		f.cfg = c.skeleton(contents[2], c.lastConfig, nil)
+		f.cfg = c.skeleton(contents[2], [3]*skeleton{earlier.cfg, c.lastConfig})
 		c.lastConfig = f.cfg
 	}
 	for _, s := range [3]*skeleton{f.rec, f.nsf, f.cfg} {
@@ -151,28 +153,28 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 // target's reconciler alternates when its cluster types alternate between two reconcilers.
 type recent [2]*skeleton
 
-// skeleton returns the skeleton of content with c.ns cut out, and remembers it.
-func (r *recent) skeleton(c *cutter, content []byte) *skeleton {
-	s := c.skeleton(content, r[0], r[1])
+// skeleton returns the skeleton of content with c.ns cut out, trying first before the
+// recent ones, and remembers it.
+func (r *recent) skeleton(c *cutter, content []byte, first *skeleton) *skeleton {
+	s := c.skeleton(content, [3]*skeleton{first, r[0], r[1]})
 	if s != r[0] {
 		r[0], r[1] = s, r[0]
 	}
 	return s
 }
 
-// skeleton returns the skeleton of content with c.ns cut out: one of the hints when it is
-// that, else a shared one when the cutter has made an equal one.
-func (c *cutter) skeleton(content []byte, hint, other *skeleton) *skeleton {
+// skeleton returns the skeleton of content with c.ns cut out: the first of the hints (nil
+// ones are skipped) that is that, else a shared one when the cutter has made an equal one.
+func (c *cutter) skeleton(content []byte, hints [3]*skeleton) *skeleton {
 	var found [64]int
 	at := found[:0]
 	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
 		at = c.find(content, at)
 	}
-	if c.matches(hint, content, at) {
-		return hint
-	}
-	if c.matches(other, content, at) {
-		return other
+	for _, h := range hints {
+		if c.matches(h, content, at) {
+			return h
+		}
 	}
 	b, n := c.cut(content, at)
 	if c.shared == nil {

@@ -142,8 +142,8 @@ func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
 		}
 		end := min(i+chunk, len(list))
 		for j := i; j < end; j++ {
-			files[j-i], errs[j-i] = x.render(list[j])
 			keys[j-i] = list[j].Key()
+			files[j-i], errs[j-i] = x.render(list[j], keys[j-i])
 		}
 		c.mu.Lock()
 		if !c.closed {
