@@ -38,7 +38,8 @@ type Engine struct {
 	schemas   *schemaIndex
 	expired   atomic.Bool // the deadline of the environment's rendering has passed
 	verdicts  *placementVerdicts
-	earlier   Outputs // outputs of an earlier result, whose skeletons are tried first
+	earlier   Outputs                                        // outputs of an earlier result, whose skeletons are tried first
+	known     map[*scheduling.DeploymentTarget]*targetValues // escaped values an earlier result made; read only
 	mu        sync.Mutex
 	free      []*executor // executors not in use
 }
@@ -56,7 +57,7 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts(), earlier: o.earlier}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts(), earlier: o.earlier, known: o.known}
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t, o.previous[name])
 	}
@@ -214,13 +215,18 @@ func newTargetValues(dt *scheduling.DeploymentTarget) *targetValues {
 }
 
 // templateData is what the templates of an assignment see, valid until the executor's next
-// assignment. A deployment target's escaped values are made once per executor.
+// assignment. A deployment target's escaped values are those an earlier result made, or made
+// once per executor.
 func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *templateData {
-	tv, ok := x.targets[a.Target]
-	if !ok {
-		tv = newTargetValues(a.Target)
-		x.targets[a.Target] = tv
+	tv := x.e.known[a.Target]
+	if tv == nil {
+		var ok bool
+		if tv, ok = x.targets[a.Target]; !ok {
+			tv = newTargetValues(a.Target)
+			x.targets[a.Target] = tv
+		}
 	}
+	x.tv = tv
 	x.td = templateData{
 		DeploymentTargetName: tv.name,
 		Namespace:            untrusted(a.Namespace()),
@@ -233,6 +239,28 @@ func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *
 		ConfigData:           data,
 	}
 	return &x.td
+}
+
+// targetValues returns the escaped values of every deployment target the engine's executors
+// rendered, once they are all idle. The engine must not render afterwards: the map is made of
+// the executors' own.
+func (e *Engine) targetValues() map[*scheduling.DeploymentTarget]*targetValues {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out map[*scheduling.DeploymentTarget]*targetValues
+	for _, x := range e.free {
+		if len(x.targets) > len(out) {
+			out = x.targets
+		}
+	}
+	for _, x := range e.free {
+		for dt, tv := range x.targets {
+			if _, ok := out[dt]; !ok {
+				out[dt] = tv
+			}
+		}
+	}
+	return out
 }
 
 // render renders one assignment, known as key, with the executor's templates and budget.
@@ -263,7 +291,7 @@ func (x *executor) render(a *scheduling.Assignment, key string) (Files, *schedul
 	}
 	config := state.roles[2].tpl
 	shell := config.tpl.Spec.ContentType == "sh"
-	if p := x.targets[a.Target].placement; p != nil {
+	if p := x.tv.placement; p != nil {
 		if err := x.checkPlacement(a, td, p, shell); err != nil {
 			return Files{}, err
 		}

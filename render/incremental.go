@@ -29,7 +29,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if prev == nil || prev.Snapshot == nil {
 		return full(next, "no previous result", 0, opts)
 	}
-	opts = append(slices.Clip(opts), withTemplatesOf(prev), withOutputsOf(prev))
+	opts = append(slices.Clip(opts), withTemplatesOf(prev), withWorkOf(prev))
 	matched := make(chan *scheduling.PolicyMatches, 1)
 	go func() { matched <- scheduling.MatchPolicies(next) }() // on another core, while Diff runs
 	d := scheduling.Diff(prev.Snapshot, next)
@@ -52,7 +52,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets}
 	if engine != nil {
 		res.templates = engine.templates
 	}

@@ -92,3 +92,37 @@ func TestIncrementalSharesUnchangedFiles(t *testing.T) {
 	}
 	require.Equal(t, stats.AssignmentsRendered, changed, "every platform config rendered again changed")
 }
+
+// TestIncrementalTakesTargetValues checks that a full render keeps the escaped values of
+// every deployment target it rendered, that a result derived from it passes them on, and that
+// an engine given them escapes the values of no target it has them for, only those of a
+// target that changed.
+func TestIncrementalTakesTargetValues(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
+	prev := Environment(scheduling.Load(f.Inputs()))
+	targets := map[*scheduling.DeploymentTarget]bool{}
+	for _, a := range prev.Assignments {
+		targets[a.Target] = true
+	}
+	require.Len(t, prev.targets, len(targets))
+	for dt := range targets {
+		require.NotNil(t, prev.targets[dt], dt.Name)
+	}
+
+	e := NewEngine(prev.Snapshot, withWorkOf(prev))
+	first := *prev.Assignments[0]
+	copied := *first.Target
+	first.Target = &copied // a target that changed: equal values, another object
+	for _, a := range append([]*scheduling.Assignment{&first}, prev.Assignments...) {
+		files, err := e.Render(a)
+		require.Nil(t, err, a.Key())
+		require.Equal(t, prev.Outputs.of(a.Key()).Map(), files.Map(), a.Key())
+	}
+	made := map[*scheduling.DeploymentTarget]bool{}
+	for _, x := range e.free {
+		for dt := range x.targets {
+			made[dt] = true
+		}
+	}
+	require.Equal(t, map[*scheduling.DeploymentTarget]bool{&copied: true}, made, "targets whose values the engine escaped")
+}

@@ -35,6 +35,11 @@ type Result struct {
 	// templates are the templates its engine compiled, whose parsed manifests the engine of a
 	// later snapshot may take (see Incremental).
 	templates map[string]*compiledTemplate
+	// targets are the escaped values of the deployment targets of the environment rendered
+	// whole that this result comes from, which the engines of later snapshots use for the
+	// targets that did not change; read only. Its targets stay alive until the environment is
+	// rendered whole again.
+	targets map[*scheduling.DeploymentTarget]*targetValues
 }
 
 // Lineage says what a result computed from an earlier one changed: every assignment not in
@@ -65,6 +70,9 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	res.renderAll(engine, res.Assignments, outputs)
 	res.Outputs = NewOutputs(outputs)
 	res.templates = engine.templates
+	if !engine.expired.Load() {
+		res.targets = engine.targetValues()
+	}
 	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
 }
