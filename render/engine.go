@@ -61,7 +61,7 @@ func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t, o.previous[name])
 	}
-	e.config = newConfigIndex(snap, len(e.slots))
+	e.config = newConfigIndex(snap, len(e.slots), o.configValues)
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
 			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}

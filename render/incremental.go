@@ -52,9 +52,9 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues}
 	if engine != nil {
-		res.templates = engine.templates
+		res.templates, res.configValues = engine.templates, engine.config.values
 	}
 	pathErr := res.setTarget(next)
 	res.Outputs = prev.Outputs.with(res.change(s.Removed, rendered, fresh.Failed))

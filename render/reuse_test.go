@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -125,4 +126,31 @@ func TestIncrementalTakesTargetValues(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[*scheduling.DeploymentTarget]bool{&copied: true}, made, "targets whose values the engine escaped")
+}
+
+// TestIncrementalTakesParsedConfig checks that the engine of an incremental render takes the
+// parsed config values of the previous result whose text did not change, and parses the rest.
+func TestIncrementalTakesParsedConfig(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
+	prev := Environment(scheduling.Load(f.Inputs()))
+	require.NotEmpty(t, prev.configValues)
+	edit := fleet.BenchEdits()[0]
+	require.NoError(t, edit.Apply(f), edit.Name)
+	next, stats := Incremental(prev, scheduling.Load(f.Inputs()))
+	require.False(t, stats.Full)
+	taken, parsed := 0, 0
+	for text, v := range next.configValues {
+		was, ok := prev.configValues[text]
+		if !ok {
+			parsed++
+			require.Equal(t, ParseConfigValue(text), v, text)
+			continue
+		}
+		if _, structured := v.(map[string]any); structured {
+			require.Equal(t, reflect.ValueOf(was).Pointer(), reflect.ValueOf(v).Pointer(), "%s: taken, not parsed again", text)
+			taken++
+		}
+	}
+	require.Positive(t, taken)
+	require.Equal(t, 1, parsed, "the one value that changed")
 }

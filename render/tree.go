@@ -40,6 +40,8 @@ type Result struct {
 	// targets that did not change; read only. Its targets stay alive until the environment is
 	// rendered whole again.
 	targets map[*scheduling.DeploymentTarget]*targetValues
+	// configValues are the config values its engine parsed, by their text; read only.
+	configValues map[string]any
 }
 
 // Lineage says what a result computed from an earlier one changed: every assignment not in
@@ -69,7 +71,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	outputs := make(map[string]Files, len(res.Assignments))
 	res.renderAll(engine, res.Assignments, outputs)
 	res.Outputs = NewOutputs(outputs)
-	res.templates = engine.templates
+	res.templates, res.configValues = engine.templates, engine.config.values
 	if !engine.expired.Load() {
 		res.targets = engine.targetValues()
 	}
