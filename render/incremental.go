@@ -43,7 +43,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if imp.all {
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
-	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched))
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched), scheduling.WithEarlierRows(prev.rows))
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
 	fresh := &Result{Failed: map[string]*scheduling.Error{}}
@@ -52,7 +52,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows}
 	if engine != nil {
 		res.templates, res.configValues = engine.templates, engine.config.values
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -153,4 +154,30 @@ func TestIncrementalTakesParsedConfig(t *testing.T) {
 	}
 	require.Positive(t, taken)
 	require.Equal(t, 1, parsed, "the one value that changed")
+}
+
+// TestResultRows checks that a result, rendered whole or from another, knows where the
+// assignments of each cluster type start, which the next Reschedule takes.
+func TestResultRows(t *testing.T) {
+	f := fleet.New(fleet.Spec{ClusterTypes: 4, Workloads: 3, TargetsPerWorkload: 2, Configs: 5, Policies: 4})
+	_, err := f.AddCanary(2)
+	require.NoError(t, err)
+	res := Environment(scheduling.Load(f.Inputs()))
+	for _, edit := range append([]fleet.Edit{{Name: "none"}}, fleet.BenchEdits()[:4]...) {
+		if edit.Apply != nil {
+			require.NoError(t, edit.Apply(f), edit.Name)
+			res, _ = Incremental(res, scheduling.Load(f.Inputs()))
+		}
+		cts := res.Snapshot.ClusterTypes
+		require.Len(t, res.rows, len(cts)+1, edit.Name)
+		for i, ct := range cts {
+			for _, a := range res.Assignments[res.rows[i]:res.rows[i+1]] {
+				require.Equal(t, ct.Name, a.ClusterType.Name, edit.Name)
+			}
+		}
+		require.Equal(t, len(res.Assignments), res.rows[len(cts)], edit.Name)
+	}
+	reversed := slices.Clone(res.Assignments)
+	slices.Reverse(reversed)
+	require.Nil(t, scheduleRows(res.Snapshot, reversed), "not sorted as the cluster types")
 }
