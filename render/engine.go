@@ -304,11 +304,8 @@ func (x *executor) render(a *scheduling.Assignment, key string) (Files, *schedul
 // ends are where each file ends.
 func (x *executor) files(target *scheduling.DeploymentTarget, key string, ends [3]int, shell bool) Files {
 	b := x.buf.Bytes()
-	var earlier Files
-	if x.e.earlier.Len() > 0 {
-		earlier = x.e.earlier.of(key)
-	}
-	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target, earlier)
+	earlier := earlierOutput{outputs: x.e.earlier, key: key}
+	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target, &earlier)
 }
 
 func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {

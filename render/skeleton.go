@@ -119,11 +119,11 @@ func newCutter() *cutter {
 
 // files makes the Files of an assignment of target from the contents of its reconciler,
 // namespace and platform config (left out when empty), cutting ns out of them when it is long
-// enough. The skeletons tried first are those of earlier, the assignment's output in an
-// earlier result (zero when there is none), then the target's last reconciler and namespace,
-// and the previous folder's platform config (a cluster type's assignments come one after the
-// other).
-func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget, earlier Files) Files {
+// enough. The skeletons tried first are the target's last reconciler and namespace, and the
+// previous folder's platform config (a cluster type's assignments come one after the other),
+// then those of earlier, the assignment's output in an earlier result (nil for none), looked
+// up only when the first ones are not the right ones.
+func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget, earlier *earlierOutput) Files {
 	if len(ns) <= minCut {
 		ns = ""
 	}
@@ -136,9 +136,9 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 			c.byTarget[target] = hints
 		}
 	}
-	f := Files{rec: hints[0].skeleton(c, contents[0], earlier.rec), nsf: hints[1].skeleton(c, contents[1], earlier.nsf), shell: shell}
+	f := Files{rec: hints[0].skeleton(c, contents[0], earlier, 0), nsf: hints[1].skeleton(c, contents[1], earlier, 1), shell: shell}
 	if len(contents[2]) > 0 {
-		f.cfg = c.skeleton(contents[2], [3]*skeleton{earlier.cfg, c.lastConfig})
+		f.cfg = c.skeleton(contents[2], [2]*skeleton{c.lastConfig}, earlier, 2)
 		c.lastConfig = f.cfg
 	}
 	for _, s := range [3]*skeleton{f.rec, f.nsf, f.cfg} {
@@ -149,14 +149,36 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 	return f
 }
 
+// earlierOutput is the output of an assignment in an earlier result, looked up on first use.
+type earlierOutput struct {
+	outputs Outputs
+	key     string
+	files   Files
+	looked  bool
+}
+
+// skeleton returns the earlier reconciler (file 0), namespace (1) or platform config (2).
+func (e *earlierOutput) skeleton(file int) *skeleton {
+	if e == nil {
+		return nil
+	}
+	if !e.looked {
+		e.looked = true
+		if e.outputs.Len() > 0 {
+			e.files = e.outputs.of(e.key)
+		}
+	}
+	return [3]*skeleton{e.files.rec, e.files.nsf, e.files.cfg}[file]
+}
+
 // recent are the last two skeletons of one kind of file of a target, the last first: a
 // target's reconciler alternates when its cluster types alternate between two reconcilers.
 type recent [2]*skeleton
 
-// skeleton returns the skeleton of content with c.ns cut out, trying first before the
-// recent ones, and remembers it.
-func (r *recent) skeleton(c *cutter, content []byte, first *skeleton) *skeleton {
-	s := c.skeleton(content, [3]*skeleton{first, r[0], r[1]})
+// skeleton returns the skeleton of content with c.ns cut out, trying the recent ones before
+// earlier's file, and remembers it.
+func (r *recent) skeleton(c *cutter, content []byte, earlier *earlierOutput, file int) *skeleton {
+	s := c.skeleton(content, *r, earlier, file)
 	if s != r[0] {
 		r[0], r[1] = s, r[0]
 	}
@@ -164,8 +186,9 @@ func (r *recent) skeleton(c *cutter, content []byte, first *skeleton) *skeleton 
 }
 
 // skeleton returns the skeleton of content with c.ns cut out: the first of the hints (nil
-// ones are skipped) that is that, else a shared one when the cutter has made an equal one.
-func (c *cutter) skeleton(content []byte, hints [3]*skeleton) *skeleton {
+// ones are skipped) that is that, else earlier's file when it is that, else a shared one when
+// the cutter has made an equal one.
+func (c *cutter) skeleton(content []byte, hints [2]*skeleton, earlier *earlierOutput, file int) *skeleton {
 	var found [64]int
 	at := found[:0]
 	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
@@ -175,6 +198,9 @@ func (c *cutter) skeleton(content []byte, hints [3]*skeleton) *skeleton {
 		if c.matches(h, content, at) {
 			return h
 		}
+	}
+	if e := earlier.skeleton(file); c.matches(e, content, at) {
+		return e
 	}
 	b, n := c.cut(content, at)
 	if c.shared == nil {

@@ -44,10 +44,10 @@ func TestSkeletonsGiveBackTheContent(t *testing.T) {
 			}
 		}
 		shell := rnd.IntN(2) == 0
-		f := shared.files(contents, ns, shell, targets[target], last[rnd.IntN(len(last))])
+		f := shared.files(contents, ns, shell, targets[target], &earlierOutput{files: last[rnd.IntN(len(last))], looked: true})
 		last[target] = f
-		require.Equal(t, f, other.files(contents, ns, shell, nil, Files{}), "case %d", i)
-		require.Equal(t, f, (&cutter{}).files(contents, ns, shell, nil, Files{}), "case %d", i)
+		require.Equal(t, f, other.files(contents, ns, shell, nil, nil), "case %d", i)
+		require.Equal(t, f, (&cutter{}).files(contents, ns, shell, nil, nil), "case %d", i)
 		want := NewFiles(contents[0], contents[1], contents[2], shell)
 		require.Equal(t, want.Map(), f.Map(), "case %d: ns %q", i, ns)
 		for _, name := range []string{ReconcilerFile, NamespaceFile, ConfigFileYAML, ConfigFileSh} {
@@ -71,14 +71,14 @@ func randomText(rnd *rand.Rand, n int) string {
 // pay for its cut is not.
 func TestSkeletonCuts(t *testing.T) {
 	c := newCutter()
-	f := c.files([3][]byte{[]byte("ns-ab-ab-abc: ns-ab-ab-ab"), []byte(""), []byte("x")}, "ns-ab-ab", false, nil, Files{})
+	f := c.files([3][]byte{[]byte("ns-ab-ab-abc: ns-ab-ab-ab"), []byte(""), []byte("x")}, "ns-ab-ab", false, nil, nil)
 	require.Equal(t, "ns-ab-ab", f.ns)
 	require.Equal(t, "-abc: -ab", string(f.rec.text()))
 	require.Equal(t, 2, f.rec.cuts())
 	require.Equal(t, "ns-ab-ab-abc: ns-ab-ab-ab", string(f.File(ReconcilerFile)))
 	require.NotNil(t, f.File(NamespaceFile), "an empty file exists")
 
-	short := c.files([3][]byte{[]byte("abcd abcd"), nil, nil}, "abcd", false, nil, Files{})
+	short := c.files([3][]byte{[]byte("abcd abcd"), nil, nil}, "abcd", false, nil, nil)
 	require.Zero(t, short.rec.cuts())
 	require.Empty(t, short.ns, "a namespace is kept only when it was cut out")
 }
