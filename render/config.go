@@ -18,6 +18,9 @@ type configIndex struct {
 	broken   []*scheduling.Object
 	composed sync.Map // selection key → *composedConfig
 	byData   sync.Map // map pointer of a composedConfig's data → *composedConfig
+	// values are the parsed config values (ParseConfigValue) by their text, read only once
+	// made: the index of a later snapshot takes those whose text it has too.
+	values map[string]any
 }
 
 // composedConfig is the (read-only) config of one selection of sources and its YAML forms,
@@ -70,12 +73,15 @@ func isPlatformConfig(name string, labels map[string]string) (platform, azure bo
 	return labels["platform-config"] == "true", strings.HasPrefix(name, "azure-app-config")
 }
 
-func newConfigIndex(snap *scheduling.Snapshot, slots int) *configIndex {
+// newConfigIndex indexes the platform config of a snapshot, parsing the values whose text is
+// not among earlier's, the values of an earlier index (nil for none). Parsed values are never
+// modified (see MergeValue), so indexes share them.
+func newConfigIndex(snap *scheduling.Snapshot, slots int, earlier map[string]any) *configIndex {
 	var platform, azure []ConfigSource
+	values := make(map[string]any, len(earlier))
 	for _, cm := range snap.ConfigMaps {
 		p, az := isPlatformConfig(cm.Name, cm.Labels)
-		src := ParseConfigMap(cm.Name, cm.Labels, cm.Data)
-		src.origin = cm
+		src := ConfigSource{Name: cm.Name, Labels: cm.Labels, Data: parseData(cm.Data, values, earlier), origin: cm}
 		if p {
 			platform = append(platform, src)
 		}
@@ -83,13 +89,30 @@ func newConfigIndex(snap *scheduling.Snapshot, slots int) *configIndex {
 			azure = append(azure, src)
 		}
 	}
-	idx := &configIndex{set: NewConfigSet(platform, azure), slots: slots}
+	idx := &configIndex{set: NewConfigSet(platform, azure), slots: slots, values: values}
 	for _, b := range snap.Broken {
 		if p, az := isPlatformConfig(b.Name, b.Labels); b.Kind == scheduling.KindConfigMap && (p || az || b.Unknown) {
 			idx.broken = append(idx.broken, b)
 		}
 	}
 	return idx
+}
+
+// parseData parses the values of a ConfigMap as ParseConfigMap does, taking each from values
+// or earlier when its text is there, and adds them to values.
+func parseData(data map[string]string, values, earlier map[string]any) map[string]any {
+	parsed := make(map[string]any, len(data))
+	for k, text := range data {
+		v, ok := values[text]
+		if !ok {
+			if v, ok = earlier[text]; !ok {
+				v = ParseConfigValue(text)
+			}
+			values[text] = v
+		}
+		parsed[k] = v
+	}
+	return parsed
 }
 
 // configFor validates the config of an assignment, whose matching entries

@@ -38,6 +38,8 @@ type Engine struct {
 	schemas   *schemaIndex
 	expired   atomic.Bool // the deadline of the environment's rendering has passed
 	verdicts  *placementVerdicts
+	earlier   Outputs                                        // outputs of an earlier result, whose skeletons are tried first
+	known     map[*scheduling.DeploymentTarget]*targetValues // escaped values an earlier result made; read only
 	mu        sync.Mutex
 	free      []*executor // executors not in use
 }
@@ -55,11 +57,11 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts()}
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts(), earlier: o.earlier, known: o.known}
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t, o.previous[name])
 	}
-	e.config = newConfigIndex(snap, len(e.slots))
+	e.config = newConfigIndex(snap, len(e.slots), o.configValues)
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
 			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}
@@ -189,7 +191,7 @@ type templateData struct {
 func (e *Engine) Render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	x := e.acquire()
 	defer e.release(x)
-	return x.render(a)
+	return x.render(a, a.Key())
 }
 
 // targetValues are the values of a deployment target as templates see them: they come from
@@ -213,13 +215,18 @@ func newTargetValues(dt *scheduling.DeploymentTarget) *targetValues {
 }
 
 // templateData is what the templates of an assignment see, valid until the executor's next
-// assignment. A deployment target's escaped values are made once per executor.
+// assignment. A deployment target's escaped values are those an earlier result made, or made
+// once per executor.
 func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *templateData {
-	tv, ok := x.targets[a.Target]
-	if !ok {
-		tv = newTargetValues(a.Target)
-		x.targets[a.Target] = tv
+	tv := x.e.known[a.Target]
+	if tv == nil {
+		var ok bool
+		if tv, ok = x.targets[a.Target]; !ok {
+			tv = newTargetValues(a.Target)
+			x.targets[a.Target] = tv
+		}
 	}
+	x.tv = tv
 	x.td = templateData{
 		DeploymentTargetName: tv.name,
 		Namespace:            untrusted(a.Namespace()),
@@ -234,16 +241,38 @@ func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *
 	return &x.td
 }
 
-// render renders one assignment with the executor's templates and budget.
-func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
+// targetValues returns the escaped values of every deployment target the engine's executors
+// rendered, once they are all idle. The engine must not render afterwards: the map is made of
+// the executors' own.
+func (e *Engine) targetValues() map[*scheduling.DeploymentTarget]*targetValues {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out map[*scheduling.DeploymentTarget]*targetValues
+	for _, x := range e.free {
+		if len(x.targets) > len(out) {
+			out = x.targets
+		}
+	}
+	for _, x := range e.free {
+		for dt, tv := range x.targets {
+			if _, ok := out[dt]; !ok {
+				out[dt] = tv
+			}
+		}
+	}
+	return out
+}
+
+// render renders one assignment, known as key, with the executor's templates and budget.
+func (x *executor) render(a *scheduling.Assignment, key string) (Files, *scheduling.Error) {
 	e, ct := x.e, a.ClusterType
 	if err := x.b.alive(); err != nil {
 		return Files{}, e.timeoutFailure(a)
 	}
 	x.b.reset()
 	state := x.clusterType(ct)
-	sel, composed, key := x.selection(state, a.Target)
-	data, err := e.configFor(a, sel, composed, key)
+	sel, composed, selKey := x.selection(state, a.Target)
+	data, err := e.configFor(a, sel, composed, selKey)
 	if err != nil {
 		return Files{}, err
 	}
@@ -262,19 +291,21 @@ func (x *executor) render(a *scheduling.Assignment) (Files, *scheduling.Error) {
 	}
 	config := state.roles[2].tpl
 	shell := config.tpl.Spec.ContentType == "sh"
-	if p := x.targets[a.Target].placement; p != nil {
+	if p := x.tv.placement; p != nil {
 		if err := x.checkPlacement(a, td, p, shell); err != nil {
 			return Files{}, err
 		}
 	}
-	return x.files(a.Target, ends, shell), nil
+	return x.files(a.Target, key, ends, shell), nil
 }
 
 // files are the assignment's output, the first ends[2] bytes of buf, as skeletons shared
-// with the executor's other outputs (see Files); ends are where each file ends.
-func (x *executor) files(target *scheduling.DeploymentTarget, ends [3]int, shell bool) Files {
+// with the executor's other outputs and with the assignment's earlier output (see Files);
+// ends are where each file ends.
+func (x *executor) files(target *scheduling.DeploymentTarget, key string, ends [3]int, shell bool) Files {
 	b := x.buf.Bytes()
-	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target)
+	earlier := earlierOutput{outputs: x.e.earlier, key: key}
+	return x.cut.files([3][]byte{b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]}, x.td.Namespace, shell, target, &earlier)
 }
 
 func (e *Engine) template(ct *scheduling.ClusterType, field, name string) (*compiledTemplate, *scheduling.Error) {

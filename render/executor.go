@@ -23,6 +23,7 @@ type executor struct {
 	nout    *limitedWriter         // writes to nested
 	ran     int                    // manifests run compiled, for tests
 	td      templateData           // what the assignment being rendered sees
+	tv      *targetValues          // and the escaped values of its deployment target
 	scratch [24]byte               // room for a number printed by a compiled manifest
 	spans   []manifestSpan         // where each manifest of the assignment is in buf
 	cut     *cutter                // makes and shares the skeletons of the outputs

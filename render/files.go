@@ -18,7 +18,7 @@ type Files struct {
 // left out.
 func NewFiles(reconciler, namespace, config []byte, shell bool) Files {
 	var c cutter
-	return c.files([3][]byte{reconciler, namespace, config}, "", shell, nil)
+	return c.files([3][]byte{reconciler, namespace, config}, "", shell, nil, nil)
 }
 
 // File returns the content of the named file, nil when the folder has no such file (a file

@@ -29,7 +29,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if prev == nil || prev.Snapshot == nil {
 		return full(next, "no previous result", 0, opts)
 	}
-	opts = append(slices.Clip(opts), withTemplatesOf(prev))
+	opts = append(slices.Clip(opts), withTemplatesOf(prev), withWorkOf(prev))
 	matched := make(chan *scheduling.PolicyMatches, 1)
 	go func() { matched <- scheduling.MatchPolicies(next) }() // on another core, while Diff runs
 	d := scheduling.Diff(prev.Snapshot, next)
@@ -43,7 +43,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if imp.all {
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
-	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched))
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched), scheduling.WithEarlierRows(prev.rows))
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
 	fresh := &Result{Failed: map[string]*scheduling.Error{}}
@@ -52,9 +52,9 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows}
 	if engine != nil {
-		res.templates = engine.templates
+		res.templates, res.configValues = engine.templates, engine.config.values
 	}
 	pathErr := res.setTarget(next)
 	res.Outputs = prev.Outputs.with(res.change(s.Removed, rendered, fresh.Failed))

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kalypso-gitops/kalypso/scheduling"
 )
 
 // Names of the app settings that carry each limit; errors name them so that an operator knows
@@ -75,14 +77,25 @@ type Option func(*options)
 
 type options struct {
 	limits       Limits
-	textTemplate bool                         // run every manifest with text/template, none compiled
-	previous     map[string]*compiledTemplate // templates an earlier engine compiled, by name
+	textTemplate bool                                           // run every manifest with text/template, none compiled
+	previous     map[string]*compiledTemplate                   // templates an earlier engine compiled, by name
+	earlier      Outputs                                        // outputs of an earlier result, the first skeletons tried
+	known        map[*scheduling.DeploymentTarget]*targetValues // escaped target values of an earlier result
+	configValues map[string]any                                 // parsed config values of an earlier result
 }
 
 // withTemplatesOf lets an engine take the parsed manifests of r's engine whose text has not
 // changed (see Engine.compile).
 func withTemplatesOf(r *Result) Option {
 	return func(o *options) { o.previous = r.templates }
+}
+
+// withWorkOf lets an engine share what r's engine made: the files of r's outputs (an
+// assignment rendered again tries the skeletons of its output in r before any other, see
+// cutter.files), the escaped values of the deployment targets it rendered and the parsed
+// config values (see newConfigIndex).
+func withWorkOf(r *Result) Option {
+	return func(o *options) { o.earlier, o.known, o.configValues = r.Outputs, r.targets, r.configValues }
 }
 
 // WithTextTemplateOnly runs every manifest with text/template, even those simple enough to be

@@ -120,8 +120,10 @@ func newCutter() *cutter {
 // files makes the Files of an assignment of target from the contents of its reconciler,
 // namespace and platform config (left out when empty), cutting ns out of them when it is long
 // enough. The skeletons tried first are the target's last reconciler and namespace, and the
-// previous folder's platform config (a cluster type's assignments come one after the other).
-func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget) Files {
+// previous folder's platform config (a cluster type's assignments come one after the other),
+// then those of earlier, the assignment's output in an earlier result (nil for none), looked
+// up only when the first ones are not the right ones.
+func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *scheduling.DeploymentTarget, earlier *earlierOutput) Files {
 	if len(ns) <= minCut {
 		ns = ""
 	}
@@ -134,9 +136,9 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 			c.byTarget[target] = hints
 		}
 	}
-	f := Files{rec: hints[0].skeleton(c, contents[0]), nsf: hints[1].skeleton(c, contents[1]), shell: shell}
+	f := Files{rec: hints[0].skeleton(c, contents[0], earlier, 0), nsf: hints[1].skeleton(c, contents[1], earlier, 1), shell: shell}
 	if len(contents[2]) > 0 {
-		f.cfg = c.skeleton(contents[2], c.lastConfig, nil)
+		f.cfg = c.skeleton(contents[2], [2]*skeleton{c.lastConfig}, earlier, 2)
 		c.lastConfig = f.cfg
 	}
 	for _, s := range [3]*skeleton{f.rec, f.nsf, f.cfg} {
@@ -147,32 +149,58 @@ func (c *cutter) files(contents [3][]byte, ns string, shell bool, target *schedu
 	return f
 }
 
+// earlierOutput is the output of an assignment in an earlier result, looked up on first use.
+type earlierOutput struct {
+	outputs Outputs
+	key     string
+	files   Files
+	looked  bool
+}
+
+// skeleton returns the earlier reconciler (file 0), namespace (1) or platform config (2).
+func (e *earlierOutput) skeleton(file int) *skeleton {
+	if e == nil {
+		return nil
+	}
+	if !e.looked {
+		e.looked = true
+		if e.outputs.Len() > 0 {
+			e.files = e.outputs.of(e.key)
+		}
+	}
+	return [3]*skeleton{e.files.rec, e.files.nsf, e.files.cfg}[file]
+}
+
 // recent are the last two skeletons of one kind of file of a target, the last first: a
 // target's reconciler alternates when its cluster types alternate between two reconcilers.
 type recent [2]*skeleton
 
-// skeleton returns the skeleton of content with c.ns cut out, and remembers it.
-func (r *recent) skeleton(c *cutter, content []byte) *skeleton {
-	s := c.skeleton(content, r[0], r[1])
+// skeleton returns the skeleton of content with c.ns cut out, trying the recent ones before
+// earlier's file, and remembers it.
+func (r *recent) skeleton(c *cutter, content []byte, earlier *earlierOutput, file int) *skeleton {
+	s := c.skeleton(content, *r, earlier, file)
 	if s != r[0] {
 		r[0], r[1] = s, r[0]
 	}
 	return s
 }
 
-// skeleton returns the skeleton of content with c.ns cut out: one of the hints when it is
-// that, else a shared one when the cutter has made an equal one.
-func (c *cutter) skeleton(content []byte, hint, other *skeleton) *skeleton {
+// skeleton returns the skeleton of content with c.ns cut out: the first of the hints (nil
+// ones are skipped) that is that, else earlier's file when it is that, else a shared one when
+// the cutter has made an equal one.
+func (c *cutter) skeleton(content []byte, hints [2]*skeleton, earlier *earlierOutput, file int) *skeleton {
 	var found [64]int
 	at := found[:0]
 	if len(c.ns) > 0 && len(content) <= math.MaxUint32 {
 		at = c.find(content, at)
 	}
-	if c.matches(hint, content, at) {
-		return hint
+	for _, h := range hints {
+		if c.matches(h, content, at) {
+			return h
+		}
 	}
-	if c.matches(other, content, at) {
-		return other
+	if e := earlier.skeleton(file); c.matches(e, content, at) {
+		return e
 	}
 	b, n := c.cut(content, at)
 	if c.shared == nil {

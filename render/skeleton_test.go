@@ -16,7 +16,8 @@ import (
 // or the boundaries of the content, and the same content and namespace give equal Files
 // from any cutter. Half of the files are made of two patterns per target and kind of file,
 // with the namespace put where the pattern has `@`, so that the target's previous skeletons
-// are often, and sometimes nearly, the right ones.
+// are often, and sometimes nearly, the right ones. The earlier files tried first are those
+// last made for a random target, whatever their namespace.
 func TestSkeletonsGiveBackTheContent(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	shared, other := newCutter(), newCutter()
@@ -29,6 +30,7 @@ func TestSkeletonsGiveBackTheContent(t *testing.T) {
 			}
 		}
 	}
+	last := make([]Files, len(targets))
 	for i := range 5000 {
 		ns, target := randomText(rnd, rnd.IntN(9)), rnd.IntN(len(targets))
 		var contents [3][]byte
@@ -42,9 +44,10 @@ func TestSkeletonsGiveBackTheContent(t *testing.T) {
 			}
 		}
 		shell := rnd.IntN(2) == 0
-		f := shared.files(contents, ns, shell, targets[target])
-		require.Equal(t, f, other.files(contents, ns, shell, nil), "case %d", i)
-		require.Equal(t, f, (&cutter{}).files(contents, ns, shell, nil), "case %d", i)
+		f := shared.files(contents, ns, shell, targets[target], &earlierOutput{files: last[rnd.IntN(len(last))], looked: true})
+		last[target] = f
+		require.Equal(t, f, other.files(contents, ns, shell, nil, nil), "case %d", i)
+		require.Equal(t, f, (&cutter{}).files(contents, ns, shell, nil, nil), "case %d", i)
 		want := NewFiles(contents[0], contents[1], contents[2], shell)
 		require.Equal(t, want.Map(), f.Map(), "case %d: ns %q", i, ns)
 		for _, name := range []string{ReconcilerFile, NamespaceFile, ConfigFileYAML, ConfigFileSh} {
@@ -68,14 +71,14 @@ func randomText(rnd *rand.Rand, n int) string {
 // pay for its cut is not.
 func TestSkeletonCuts(t *testing.T) {
 	c := newCutter()
-	f := c.files([3][]byte{[]byte("ns-ab-ab-abc: ns-ab-ab-ab"), []byte(""), []byte("x")}, "ns-ab-ab", false, nil)
+	f := c.files([3][]byte{[]byte("ns-ab-ab-abc: ns-ab-ab-ab"), []byte(""), []byte("x")}, "ns-ab-ab", false, nil, nil)
 	require.Equal(t, "ns-ab-ab", f.ns)
 	require.Equal(t, "-abc: -ab", string(f.rec.text()))
 	require.Equal(t, 2, f.rec.cuts())
 	require.Equal(t, "ns-ab-ab-abc: ns-ab-ab-ab", string(f.File(ReconcilerFile)))
 	require.NotNil(t, f.File(NamespaceFile), "an empty file exists")
 
-	short := c.files([3][]byte{[]byte("abcd abcd"), nil, nil}, "abcd", false, nil)
+	short := c.files([3][]byte{[]byte("abcd abcd"), nil, nil}, "abcd", false, nil, nil)
 	require.Zero(t, short.rec.cuts())
 	require.Empty(t, short.ns, "a namespace is kept only when it was cut out")
 }

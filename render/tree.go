@@ -35,6 +35,16 @@ type Result struct {
 	// templates are the templates its engine compiled, whose parsed manifests the engine of a
 	// later snapshot may take (see Incremental).
 	templates map[string]*compiledTemplate
+	// targets are the escaped values of the deployment targets of the environment rendered
+	// whole that this result comes from, which the engines of later snapshots use for the
+	// targets that did not change; read only. Its targets stay alive until the environment is
+	// rendered whole again.
+	targets map[*scheduling.DeploymentTarget]*targetValues
+	// configValues are the config values its engine parsed, by their text; read only.
+	configValues map[string]any
+	// rows give where the assignments of each cluster type of the snapshot start, as
+	// scheduling.Rescheduled.Rows does; nil when unknown.
+	rows []int
 }
 
 // Lineage says what a result computed from an earlier one changed: every assignment not in
@@ -60,13 +70,34 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 		}
 	}
 	res.Assignments = scheduling.Schedule(snap)
+	res.rows = scheduleRows(snap, res.Assignments)
 	engine := NewEngine(snap, opts...)
 	outputs := make(map[string]Files, len(res.Assignments))
 	res.renderAll(engine, res.Assignments, outputs)
 	res.Outputs = NewOutputs(outputs)
-	res.templates = engine.templates
+	res.templates, res.configValues = engine.templates, engine.config.values
+	if !engine.expired.Load() {
+		res.targets = engine.targetValues()
+	}
 	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
+}
+
+// scheduleRows returns where the assignments of each cluster type of a snapshot start in its
+// schedule (sorted as the snapshot's cluster types), nil when the schedule is not so sorted.
+func scheduleRows(snap *scheduling.Snapshot, list []*scheduling.Assignment) []int {
+	rows := make([]int, 0, len(snap.ClusterTypes)+1)
+	i := 0
+	for _, ct := range snap.ClusterTypes {
+		rows = append(rows, i)
+		for i < len(list) && list[i].ClusterType.Name == ct.Name {
+			i++
+		}
+	}
+	if i != len(list) {
+		return nil
+	}
+	return append(rows, i)
 }
 
 // renderAll renders assignments on all cores and records failures, and outputs. It returns by
@@ -142,8 +173,8 @@ func (c *collector) work(e *Engine, list []*scheduling.Assignment) {
 		}
 		end := min(i+chunk, len(list))
 		for j := i; j < end; j++ {
-			files[j-i], errs[j-i] = x.render(list[j])
 			keys[j-i] = list[j].Key()
+			files[j-i], errs[j-i] = x.render(list[j], keys[j-i])
 		}
 		c.mu.Lock()
 		if !c.closed {

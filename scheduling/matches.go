@@ -19,6 +19,7 @@ type RescheduleOption func(*rescheduleOptions)
 
 type rescheduleOptions struct {
 	matches *PolicyMatches
+	rows    []int // where each cluster type's row starts in the earlier schedule
 }
 
 // WithPolicyMatches gives Reschedule the policies of the new snapshot already evaluated; it
@@ -27,12 +28,24 @@ func WithPolicyMatches(m *PolicyMatches) RescheduleOption {
 	return func(o *rescheduleOptions) { o.matches = m }
 }
 
-// matchesOf returns the evaluated policies of next: those of the options, when made of next.
-func matchesOf(next *Snapshot, opts []RescheduleOption) []*policyMatch {
+// WithEarlierRows gives Reschedule where the row of each cluster type of the earlier snapshot
+// starts in the earlier schedule, as Rescheduled.Rows does: cluster type i of prev has
+// earlier[rows[i]:rows[i+1]]. Reschedule finds the rows itself when rows do not fit prev and
+// the earlier schedule.
+func WithEarlierRows(rows []int) RescheduleOption {
+	return func(o *rescheduleOptions) { o.rows = rows }
+}
+
+func newRescheduleOptions(opts []RescheduleOption) rescheduleOptions {
 	var o rescheduleOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
+	return o
+}
+
+// matchesOf returns the evaluated policies of next: those of the options, when made of next.
+func (o rescheduleOptions) matchesOf(next *Snapshot) []*policyMatch {
 	if o.matches != nil && o.matches.of == next {
 		return o.matches.list
 	}

@@ -23,3 +23,23 @@ func TestRescheduleWithPolicyMatches(t *testing.T) {
 		requireRows(t, next, got)
 	}
 }
+
+// TestRescheduleWithEarlierRows: the rows of the earlier schedule given ahead give the
+// schedule Reschedule makes without them; rows that do not fit are not used.
+func TestRescheduleWithEarlierRows(t *testing.T) {
+	prev := fixtureSnapshot(t, policy("p", "", "{}", "{}"))
+	next := fixtureSnapshot(t, policy("p", "", "{}", "{matchLabels: {size: large}}")+policy("q", "", "{matchLabels: {purpose: test}}", "{}"))
+	earlier, d := Schedule(prev), Diff(prev, next)
+	rows := Reschedule(prev, earlier, prev, Diff(prev, prev)).Rows
+	require.Len(t, rows, len(prev.ClusterTypes)+1)
+	want := Reschedule(prev, earlier, next, d)
+	misfits := map[string][]int{"short": rows[1:], "wrong end": append(append([]int(nil), rows[:len(rows)-1]...), len(earlier)-1),
+		"decreasing": append([]int{0, len(earlier)}, rows[2:]...), "none": nil}
+	for name, r := range misfits {
+		got := Reschedule(prev, earlier, next, d, WithEarlierRows(r))
+		require.Equal(t, want, got, name)
+	}
+	got := Reschedule(prev, earlier, next, d, WithEarlierRows(rows))
+	require.Equal(t, want, got)
+	requireRows(t, next, got)
+}

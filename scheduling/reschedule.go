@@ -27,8 +27,9 @@ type Rescheduled struct {
 // otherwise only the deployment targets a change reaches are looked at, unless the cluster
 // type itself changed or moved, or a changed policy starts or stops selecting it.
 func Reschedule(prev *Snapshot, earlier []*Assignment, next *Snapshot, d *Delta, opts ...RescheduleOption) *Rescheduled {
-	r := newRescheduler(prev, next, d, matchesOf(next, opts))
-	rows := rowsByClusterType(earlier)
+	o := newRescheduleOptions(opts)
+	r := newRescheduler(prev, next, d, o.matchesOf(next))
+	rows := o.earlierRows(prev, earlier)
 	r.out.Assignments = make([]*Assignment, 0, len(earlier))
 	r.out.Rows = make([]int, 0, len(next.ClusterTypes)+1)
 	for ci, c := range next.ClusterTypes {
@@ -168,6 +169,26 @@ func (r *rescheduler) targetIndex(name string) (int, bool) {
 	ts := r.next.Targets
 	i := sort.Search(len(ts), func(i int) bool { return ts[i].Name >= name })
 	return i, i < len(ts) && ts[i].Name == name
+}
+
+// earlierRows splits the earlier schedule into the row of each cluster type: by the rows of
+// the options when they fit prev and earlier, else by rowsByClusterType.
+func (o rescheduleOptions) earlierRows(prev *Snapshot, earlier []*Assignment) map[string][]*Assignment {
+	cts := prev.ClusterTypes
+	if len(o.rows) != len(cts)+1 || o.rows[0] != 0 || o.rows[len(cts)] != len(earlier) {
+		return rowsByClusterType(earlier)
+	}
+	rows := make(map[string][]*Assignment, len(cts))
+	for i, c := range cts {
+		start, end := o.rows[i], o.rows[i+1]
+		if start > end {
+			return rowsByClusterType(earlier)
+		}
+		if start < end {
+			rows[c.Name] = earlier[start:end:end]
+		}
+	}
+	return rows
 }
 
 // rowsByClusterType splits a schedule, sorted by cluster type, into the row of each cluster
