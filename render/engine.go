@@ -49,8 +49,11 @@ type compiledTemplate struct {
 	id     int // its number in the engine, from 0
 	tpl    *scheduling.Template
 	parsed []*template.Template
-	plans  []compiledManifest // per manifest, nil where text/template runs it
-	err    *scheduling.Error
+	// mutates, per manifest, tells that it writes into a dict given to it (see mutates): it runs
+	// on its own copy of the config data.
+	mutates []bool
+	plans   []compiledManifest // per manifest, nil where text/template runs it
+	err     *scheduling.Error
 }
 
 // NewEngine prepares a snapshot for rendering. Templates that do not parse are reported when
@@ -116,6 +119,7 @@ func (e *Engine) compile(t *scheduling.Template, prev *compiledTemplate) *compil
 			}
 		}
 		ct.parsed = append(ct.parsed, p)
+		ct.mutates = append(ct.mutates, mutates(p))
 		var plan compiledManifest
 		if e.compiled {
 			plan = compileManifest(p)
@@ -227,6 +231,7 @@ func (x *executor) templateData(a *scheduling.Assignment, data map[string]any) *
 		}
 	}
 	x.tv = tv
+	x.ownConfig = false
 	x.td = templateData{
 		DeploymentTargetName: tv.name,
 		Namespace:            untrusted(a.Namespace()),
@@ -379,6 +384,9 @@ func (x *executor) executeNested(t *compiledTemplate, i int, td *templateData) e
 		}
 		addTicks(nested)
 		nestedBuf.Reset()
+		if mutates(nested) {
+			x.takeOwnConfig()
+		}
 		if err := nested.Execute(x.nout, td); err != nil {
 			return fmt.Errorf("nested rendering: %w", err)
 		}
@@ -393,7 +401,10 @@ func (x *executor) executeNested(t *compiledTemplate, i int, td *templateData) e
 // budget and output.
 func (x *executor) executeFirst(t *compiledTemplate, i int, td *templateData) error {
 	x.lastCompiled = false
-	if plan := t.plans[i]; plan != nil {
+	if t.mutates[i] {
+		x.takeOwnConfig()
+	}
+	if plan := t.plans[i]; plan != nil && !x.ownConfig {
 		left, output, start := x.b.left, x.b.output, x.buf.Len()
 		if plan.run(x, td) == nil {
 			x.ran++

@@ -29,6 +29,8 @@ type executor struct {
 	cut     *cutter                // makes and shares the skeletons of the outputs
 	// lastCompiled and lastNested tell how the last manifest ran: compiled, and with nested passes.
 	lastCompiled, lastNested bool
+	// ownConfig tells that td.ConfigData is the assignment's own copy (see takeOwnConfig).
+	ownConfig bool
 
 	targets       map[*scheduling.DeploymentTarget]*targetValues // escaped values of the targets seen
 	byClusterType map[*scheduling.ClusterType]*clusterTypeState  // see clusterType
