@@ -3,10 +3,8 @@ package render_test
 import (
 	"regexp"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/kalypso-gitops/kalypso/render"
 	"github.com/kalypso-gitops/kalypso/scheduling"
@@ -14,39 +12,14 @@ import (
 
 // mutatingEnv is the placement environment with a platform config of a nested value and a
 // text that, rendered into a manifest, is rendered again (nested) and calls set; its reconciler
-// template writes into the config data with set, directly and through a nested value.
+// template writes into the config data with set, directly and into a nested value, and its
+// config template prints what it sees.
 func mutatingEnv(t *testing.T) *scheduling.Snapshot {
 	t.Helper()
 	rec := "kind: ConfigMap\ndata:\n  before: \"{{ .ConfigData.nested.a }}\"\n" +
 		"  {{- $_ := set .ConfigData \"x\" .DeploymentTargetName }}{{ $_ := set .ConfigData.nested \"a\" .DeploymentTargetName }}\n" +
 		"  mine: \"{{ .ConfigData.x }}/{{ .ConfigData.nested.a }}\"\n  later: \"{{ .ConfigData.later }}\"\n"
-	tpl, err := yaml.Marshal(map[string]any{
-		"apiVersion": scheduling.APIGroupVersion, "kind": "Template", "metadata": map[string]any{"name": "rec"},
-		"spec": map[string]any{"type": "reconciler", "manifests": []string{rec}},
-	})
-	require.NoError(t, err)
-	env := `apiVersion: scheduler.kalypso.io/v1alpha1
-kind: GitOpsRepo
-metadata: {name: dev}
-spec: {repo: https://github.com/org/gitops, branch: dev, path: .}
----
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: BaseRepo
-metadata: {name: main}
-spec: {repo: https://github.com/org/cp, branch: main, path: .}
----
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: ClusterType
-metadata: {name: c}
-spec: {reconciler: rec, namespaceService: ns, configType: cfg}
----
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: SchedulingPolicy
-metadata: {name: all}
-spec:
-  deploymentTargetSelector: {labelSelector: {}}
-  clusterTypeSelector: {labelSelector: {}}
----
+	platform := `---
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -56,34 +29,7 @@ data:
   nested: "a: one"
   later: "{{ $_ := set .ConfigData \"y\" .DeploymentTargetName }}set"
 `
-	main := `apiVersion: scheduler.kalypso.io/v1alpha1
-kind: Template
-metadata: {name: ns}
-spec:
-  type: namespace
-  manifests: ["kind: Namespace\nmetadata:\n  name: {{ .Namespace }}\n"]
----
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: Template
-metadata: {name: cfg}
-spec:
-  type: config
-  manifests: ["kind: ConfigMap\ndata:\n  seen: \"{{ .ConfigData.x }}/{{ .ConfigData.y }}/{{ .ConfigData.nested.a }}\"\n"]
----
-apiVersion: scheduler.kalypso.io/v1alpha1
-kind: WorkloadRegistration
-metadata: {name: app}
-spec: {workload: {repo: https://github.com/org/app, branch: main, path: deploy}, workspace: team}
-`
-	snap := scheduling.Load(scheduling.Inputs{
-		Environment: "dev",
-		Env:         scheduling.Source{FS: fstest.MapFS{"env.yaml": {Data: []byte(env)}}, Prefix: "dev:"},
-		Main:        scheduling.Source{FS: fstest.MapFS{"templates.yaml": {Data: []byte(main)}, "templates/rec.yaml": {Data: tpl}}, Prefix: "main:"},
-		Workloads:   scheduling.TreeWorkloads(fstest.MapFS{"org/app/main/deploy/w.yaml": {Data: placementWorkload(t, "v")}}, "wl:"),
-		Policy:      scheduling.Policy{ManifestHosts: []string{"github.com"}},
-	})
-	require.Empty(t, snap.Errors, "the inputs are valid: %v", snap.Errors)
-	return snap
+	return placementEnvWith(t, rec, "v", platform, "kind: ConfigMap\ndata:\n  seen: \"{{ .ConfigData.x }}/{{ .ConfigData.y }}/{{ .ConfigData.nested.a }}\"\n")
 }
 
 // TestTemplatesChangeOnlyTheirOwnConfigData checks that a template writing into the config data

@@ -36,6 +36,13 @@ var positions = map[string]string{
 // (next to repo, branch and path), plus a second target with an ordinary value.
 func placementEnv(t testing.TB, manifest, value string) *scheduling.Snapshot {
 	t.Helper()
+	return placementEnvWith(t, manifest, value, "", "kind: ConfigMap\ndata:\n  path: \"{{ .Manifests.path }}\"\n")
+}
+
+// placementEnvWith is placementEnv with more objects on the environment branch (extraEnv, YAML
+// documents) and the given manifest of its config template.
+func placementEnvWith(t testing.TB, manifest, value, extraEnv, configManifest string) *scheduling.Snapshot {
+	t.Helper()
 	tpl, err := yaml.Marshal(map[string]any{
 		"apiVersion": scheduling.APIGroupVersion, "kind": "Template", "metadata": map[string]any{"name": "rec"},
 		"spec": map[string]any{"type": "reconciler", "manifests": []string{manifest}},
@@ -71,7 +78,7 @@ kind: Template
 metadata: {name: cfg}
 spec:
   type: config
-  manifests: ["kind: ConfigMap\ndata:\n  path: \"{{ .Manifests.path }}\"\n"]
+  manifests: [` + strconv.Quote(configManifest) + `]
 ---
 apiVersion: scheduler.kalypso.io/v1alpha1
 kind: WorkloadRegistration
@@ -80,7 +87,7 @@ spec: {workload: {repo: https://github.com/org/app, branch: main, path: deploy},
 `
 	snap := scheduling.Load(scheduling.Inputs{
 		Environment: "dev",
-		Env:         scheduling.Source{FS: fstest.MapFS{"env.yaml": {Data: []byte(env + "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: BaseRepo\nmetadata: {name: main}\nspec: {repo: https://github.com/org/cp, branch: main, path: .}\n")}}, Prefix: "dev:"},
+		Env:         scheduling.Source{FS: fstest.MapFS{"env.yaml": {Data: []byte(env + "---\napiVersion: scheduler.kalypso.io/v1alpha1\nkind: BaseRepo\nmetadata: {name: main}\nspec: {repo: https://github.com/org/cp, branch: main, path: .}\n" + extraEnv)}}, Prefix: "dev:"},
 		Main:        scheduling.Source{FS: fstest.MapFS{"templates.yaml": {Data: []byte(main)}, "templates/rec.yaml": {Data: tpl}}, Prefix: "main:"},
 		Workloads:   scheduling.TreeWorkloads(fstest.MapFS{"org/app/main/deploy/w.yaml": {Data: wl}}, "wl:"),
 		Policy:      scheduling.Policy{ManifestHosts: []string{"github.com"}},
