@@ -120,8 +120,11 @@ func ignoredLabel(k string) bool {
 // pairs and those the impact covers; prev is the result the schedule was made from.
 func (imp *impact) dirty(s *scheduling.Rescheduled, next *scheduling.Snapshot, prev *Result) []*scheduling.Assignment {
 	mark := make([]bool, len(s.Assignments))
+	for ci, ct := range next.ClusterTypes {
+		imp.markRow(ct, s.Rows[ci], s.Assignments[s.Rows[ci]:s.Rows[ci+1]], mark)
+	}
 	for _, i := range s.Fresh {
-		if !prev.had(s.Assignments[i].Key()) {
+		if !mark[i] && !prev.had(s.Assignments[i].Key()) { // a marked one is rendered anyway
 			mark[i] = true
 		}
 	}
@@ -131,9 +134,6 @@ func (imp *impact) dirty(s *scheduling.Rescheduled, next *scheduling.Snapshot, p
 				mark[i] = true
 			}
 		}
-	}
-	for ci, ct := range next.ClusterTypes {
-		imp.markRow(ct, s.Rows[ci], s.Assignments[s.Rows[ci]:s.Rows[ci+1]], mark)
 	}
 	var out []*scheduling.Assignment
 	for i, m := range mark {
