@@ -16,9 +16,14 @@ import (
 // config template prints what it sees.
 func mutatingEnv(t *testing.T) *scheduling.Snapshot {
 	t.Helper()
-	rec := "kind: ConfigMap\ndata:\n  before: \"{{ .ConfigData.nested.a }}\"\n" +
-		"  {{- $_ := set .ConfigData \"x\" .DeploymentTargetName }}{{ $_ := set .ConfigData.nested \"a\" .DeploymentTargetName }}\n" +
-		"  mine: \"{{ .ConfigData.x }}/{{ .ConfigData.nested.a }}\"\n  later: \"{{ .ConfigData.later }}\"\n"
+	return mutatingEnvWith(t, "kind: ConfigMap\ndata:\n  before: \"{{ .ConfigData.nested.a }}\"\n"+
+		"  {{- $_ := set .ConfigData \"x\" .DeploymentTargetName }}{{ $_ := set .ConfigData.nested \"a\" .DeploymentTargetName }}\n"+
+		"  mine: \"{{ .ConfigData.x }}/{{ .ConfigData.nested.a }}\"\n  later: \"{{ .ConfigData.later }}\"\n")
+}
+
+// mutatingEnvWith is mutatingEnv with the reconciler template's manifest rec.
+func mutatingEnvWith(t *testing.T, rec string) *scheduling.Snapshot {
+	t.Helper()
 	platform := `---
 apiVersion: v1
 kind: ConfigMap
@@ -68,4 +73,25 @@ func TestTemplatesChangeOnlyTheirOwnConfigData(t *testing.T) {
 	again, _ := render.Incremental(first, mutatingEnv(t))
 	check(again)
 	require.Equal(t, first.Outputs.Map(), again.Outputs.Map())
+}
+
+// TestANestedRenderingChangesOnlyItsOwnConfigData checks that a config value that calls set
+// when it is rendered again (nested), in a manifest that calls nothing itself, changes only
+// what its own assignment sees: the other assignment reads the value unset before its own
+// nested rendering, and sees its own afterwards.
+func TestANestedRenderingChangesOnlyItsOwnConfigData(t *testing.T) {
+	snap := mutatingEnvWith(t, "kind: ConfigMap\ndata:\n  before: \"{{ .ConfigData.y }}\"\n  later: \"{{ .ConfigData.later }}\"\n")
+	for range 5 {
+		res := render.Environment(snap)
+		require.Empty(t, res.Errors)
+		require.Equal(t, 2, res.Outputs.Len())
+		for key, files := range res.Outputs.All() {
+			rec := string(files.File(render.ReconcilerFile))
+			require.Contains(t, rec, `before: "<no value>"`, key)
+			require.Contains(t, rec, `later: "set"`, key)
+			target := files.File(render.ConfigFileYAML)
+			require.Regexp(t, `seen: "<no value>/app-[a-z]+/one"`, string(target), key)
+			require.Contains(t, string(target), "/app-"+key[len("c/app-"):]+"/", key, "its own name, not the other's")
+		}
+	}
 }
