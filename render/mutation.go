@@ -89,7 +89,8 @@ func (x *executor) takeOwnConfig() {
 	}
 }
 
-// copyValue deep-copies a config value: maps and lists are copied, scalars are immutable.
+// copyValue deep-copies a config value as ParseConfigValue and MergeValue make them: its maps
+// and lists are copied, its scalars are immutable.
 func copyValue(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -108,15 +109,6 @@ func copyValue(v any) any {
 		out := make([]any, len(v))
 		for i, x := range v {
 			out[i] = copyValue(x)
-		}
-		return out
-	case map[string]string:
-		if v == nil {
-			return v
-		}
-		out := make(map[string]string, len(v))
-		for k, x := range v {
-			out[k] = x
 		}
 		return out
 	}
