@@ -48,7 +48,7 @@ func (l *loader) gathered(key sourceKey) (*readSource, bool) {
 // keepGathered keeps what gather found of a source, once its files are added, for the next
 // load: only a source read whole, whose files are all kept in the cache.
 func (l *loader) keepGathered(rs *readSource) {
-	if !rs.reusable || rs.reused || !rs.complete || rs.stoppedAt != "" {
+	if !rs.reusable || rs.reused || !rs.complete { // a source the time budget stopped is not complete
 		return
 	}
 	files := make([]*fileToParse, len(rs.files))
