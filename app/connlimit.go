@@ -78,7 +78,9 @@ func (l *connLimiter) Close() error {
 }
 
 // connState follows the HTTP server's connections: a connection serving a request is not
-// spare; one that is new or idle is, and becomes the newest spare one.
+// spare; one that becomes idle is, as the newest spare one. A new connection is spare from
+// Accept on, in the order it was accepted: its StateNew, reported later by its own goroutine,
+// may come after a newer connection's and does not move it.
 func (l *connLimiter) connState(c net.Conn, state http.ConnState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -92,7 +94,11 @@ func (l *connLimiter) connState(c net.Conn, state http.ConnState) {
 			l.spare.Remove(el)
 			l.conns[c] = nil
 		}
-	case http.StateNew, http.StateIdle:
+	case http.StateNew:
+		if el == nil {
+			l.conns[c] = l.spare.PushBack(c)
+		}
+	case http.StateIdle:
 		if el != nil {
 			l.spare.MoveToBack(el)
 		} else {

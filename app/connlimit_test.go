@@ -149,3 +149,38 @@ func TestConnLimiterCloseWakesAWaitingAccept(t *testing.T) {
 	require.NoError(t, l.Close())
 	require.ErrorIs(t, <-done, net.ErrClosed)
 }
+
+// pipeListener accepts the server ends of the pipes given to it.
+type pipeListener struct{ conns chan net.Conn }
+
+func (p pipeListener) Accept() (net.Conn, error) { return <-p.conns, nil }
+func (p pipeListener) Close() error              { return nil }
+func (p pipeListener) Addr() net.Addr            { return &net.TCPAddr{} }
+
+// TestConnLimiterKeepsTheOrderOfAcceptance checks that the oldest spare connection is the one
+// accepted first, even when the server reports the new connections' states in another order
+// (each from its own goroutine).
+func TestConnLimiterKeepsTheOrderOfAcceptance(t *testing.T) {
+	ln := pipeListener{conns: make(chan net.Conn, 3)}
+	l := limitConnections(ln, 2, func() {})
+	var accepted []net.Conn
+	for range 2 {
+		server, client := net.Pipe()
+		t.Cleanup(func() { _ = client.Close() })
+		ln.conns <- server
+		c, err := l.Accept()
+		require.NoError(t, err)
+		accepted = append(accepted, c)
+	}
+	l.connState(accepted[1], http.StateNew)
+	l.connState(accepted[0], http.StateNew) // reported last, accepted first
+	server, client := net.Pipe()
+	t.Cleanup(func() { _ = client.Close() })
+	ln.conns <- server
+	_, err := l.Accept()
+	require.NoError(t, err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	require.NotContains(t, l.conns, accepted[0], "the first accepted made room")
+	require.Contains(t, l.conns, accepted[1])
+}
