@@ -31,7 +31,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	}
 	opts = append(slices.Clip(opts), withTemplatesOf(prev), withWorkOf(prev))
 	matched := make(chan *scheduling.PolicyMatches, 1)
-	go func() { matched <- scheduling.MatchPolicies(next) }() // on another core, while Diff runs
+	go func() { matched <- scheduling.MatchPoliciesSince(prev.matches, next) }() // on another core, while Diff runs
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
 	case d.Environment:
@@ -43,7 +43,8 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if imp.all {
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
-	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched), scheduling.WithEarlierRows(prev.rows))
+	pm := <-matched
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(pm), scheduling.WithEarlierRows(prev.rows))
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
 	fresh := &Result{Failed: map[string]*scheduling.Error{}}
@@ -52,7 +53,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows, matches: pm}
 	if engine != nil {
 		res.templates, res.configValues = engine.templates, engine.config.values
 	}

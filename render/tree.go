@@ -42,6 +42,9 @@ type Result struct {
 	targets map[*scheduling.DeploymentTarget]*targetValues
 	// configValues are the config values its engine parsed, by their text; read only.
 	configValues map[string]any
+	// matches are the snapshot's policies evaluated, which a later snapshot's evaluation takes
+	// what did not change from (scheduling.MatchPoliciesSince).
+	matches *scheduling.PolicyMatches
 	// rows give where the assignments of each cluster type of the snapshot start, as
 	// scheduling.Rescheduled.Rows does; nil when unknown.
 	rows []int
@@ -69,7 +72,8 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 			res.Root, res.HasTarget = root, true
 		}
 	}
-	res.Assignments = scheduling.Schedule(snap)
+	res.matches = scheduling.MatchPolicies(snap)
+	res.Assignments = res.matches.Schedule()
 	res.rows = scheduleRows(snap, res.Assignments)
 	engine := NewEngine(snap, opts...)
 	outputs := make(map[string]Files, len(res.Assignments))
