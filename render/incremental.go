@@ -58,7 +58,9 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		res.templates, res.configValues = engine.templates, engine.config.values
 	}
 	pathErr := res.setTarget(next)
-	res.Outputs = prev.Outputs.with(res.change(s.Removed, rendered, fresh.Failed))
+	ch := res.change(s.Removed, rendered, fresh.Failed)
+	// every assignment has either outputs or a failure, as in the result it comes from
+	res.Outputs = prev.Outputs.withLen(ch, len(s.Assignments)-len(res.Failed))
 	res.Errors = allErrors(next, pathErr, s, res.Failed, res.templates)
 	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}
