@@ -45,9 +45,9 @@ func TestRescheduleWithEarlierRows(t *testing.T) {
 	requireRows(t, next, got)
 }
 
-// TestSearchFromFindsWhatABinarySearchFinds: galloping from any start finds, in any row,
+// TestSearchRowFindsWhatABinarySearchFinds: galloping from any start finds, in any row,
 // the first assignment at or after the start whose target's name is not below the name.
-func TestSearchFromFindsWhatABinarySearchFinds(t *testing.T) {
+func TestSearchRowFindsWhatABinarySearchFinds(t *testing.T) {
 	names := []string{"a", "b", "b1", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"}
 	for n := 0; n <= len(names); n++ {
 		row := make([]*Assignment, n)
@@ -57,7 +57,7 @@ func TestSearchFromFindsWhatABinarySearchFinds(t *testing.T) {
 		for j := 0; j <= n; j++ {
 			for _, name := range append([]string{"", "0", "b0", "zz"}, names...) {
 				want := j + sort.Search(n-j, func(i int) bool { return row[j+i].Target.Name >= name })
-				require.Equal(t, want, searchFrom(row, j, name), "row of %d from %d, %q", n, j, name)
+				require.Equal(t, want, SearchRow(row, j, name), "row of %d from %d, %q", n, j, name)
 			}
 		}
 	}

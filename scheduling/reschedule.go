@@ -137,7 +137,7 @@ func (r *rescheduler) mergeRow(c *ClusterType, old []*Assignment) {
 func (r *rescheduler) patchRow(c *ClusterType, old []*Assignment, affected []string) {
 	j := 0
 	for _, name := range affected {
-		k := searchFrom(old, j, name)
+		k := SearchRow(old, j, name)
 		r.out.Assignments = append(r.out.Assignments, old[j:k]...)
 		j = k
 		var was *Assignment
@@ -166,10 +166,10 @@ func (r *rescheduler) place(c *ClusterType, was *Assignment, ti int) {
 	r.out.Assignments = append(r.out.Assignments, &Assignment{ClusterType: c, Target: r.next.Targets[ti], Policies: policyNames(r.selecting, ti)})
 }
 
-// searchFrom returns the first index k ≥ j of row whose target's name is not below name,
-// galloping from j: the affected names come in order, each often close to the one before,
-// so finding one costs the log of its distance from the last, not of the row.
-func searchFrom(row []*Assignment, j int, name string) int {
+// SearchRow returns the first index k ≥ j of row, assignments sorted by target name, whose
+// target's name is not below name, galloping from j: names looked up in order, each often
+// close to the one before, cost the log of their distance from the last, not of the row.
+func SearchRow(row []*Assignment, j int, name string) int {
 	lo, hi, step := j, j, 1
 	for ; ; step *= 2 { // the answer is in [lo, hi] once the loop ends
 		hi = lo + step - 1
