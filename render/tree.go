@@ -73,8 +73,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 		}
 	}
 	res.matches = scheduling.MatchPolicies(snap)
-	res.Assignments = res.matches.Schedule()
-	res.rows = scheduleRows(snap, res.Assignments)
+	res.Assignments, res.rows = res.matches.Schedule()
 	engine := NewEngine(snap, opts...)
 	outputs := make(map[string]Files, len(res.Assignments))
 	res.renderAll(engine, res.Assignments, outputs)
@@ -85,23 +84,6 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	}
 	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
-}
-
-// scheduleRows returns where the assignments of each cluster type of a snapshot start in its
-// schedule (sorted as the snapshot's cluster types), nil when the schedule is not so sorted.
-func scheduleRows(snap *scheduling.Snapshot, list []*scheduling.Assignment) []int {
-	rows := make([]int, 0, len(snap.ClusterTypes)+1)
-	i := 0
-	for _, ct := range snap.ClusterTypes {
-		rows = append(rows, i)
-		for i < len(list) && list[i].ClusterType.Name == ct.Name {
-			i++
-		}
-	}
-	if i != len(list) {
-		return nil
-	}
-	return append(rows, i)
 }
 
 // renderAll renders assignments on all cores and records failures, and outputs. It returns by

@@ -148,14 +148,20 @@ func (p *SchedulingPolicy) mustSelectors() *policySelectors {
 // Schedule computes every assignment of the snapshot, de-duplicated across overlapping
 // policies, sorted by cluster type and deployment target: the snapshot's order, as Load sorts
 // both by name and keeps one of each name.
-func Schedule(snap *Snapshot) []*Assignment { return MatchPolicies(snap).Schedule() }
+func Schedule(snap *Snapshot) []*Assignment {
+	list, _ := MatchPolicies(snap).Schedule()
+	return list
+}
 
-// Schedule is Schedule of the snapshot whose policies m evaluated, taking them from m.
-func (m *PolicyMatches) Schedule() []*Assignment {
+// Schedule is Schedule of the snapshot whose policies m evaluated, taking them from m, with
+// where the assignments of each cluster type start, as Rescheduled.Rows gives them.
+func (m *PolicyMatches) Schedule() (list []*Assignment, rows []int) {
 	snap := m.of
 	var out []*Assignment
 	var selecting []*policyMatch
+	rows = make([]int, 0, len(snap.ClusterTypes)+1)
 	for ci, c := range snap.ClusterTypes {
+		rows = append(rows, len(out))
 		selecting = selecting[:0]
 		for _, pm := range m.list {
 			if pm.clusterTypes[ci] {
@@ -164,7 +170,7 @@ func (m *PolicyMatches) Schedule() []*Assignment {
 		}
 		out = appendAssignments(out, c, snap.Targets, selecting)
 	}
-	return out
+	return out, append(rows, len(out))
 }
 
 // policyMatch is what one policy selects, by index into the snapshot's cluster types and targets.
