@@ -167,9 +167,11 @@ func (imp *impact) markRow(ct *scheduling.ClusterType, base int, row []*scheduli
 		}
 		return
 	}
-	for _, name := range imp.targets {
-		if i, ok := findTarget(row, name); ok {
-			mark[base+i] = true
+	j := 0
+	for _, name := range imp.targets { // sorted, as the row
+		if j = scheduling.SearchRow(row, j, name); j < len(row) && row[j].Target.Name == name {
+			mark[base+j] = true
+			j++
 		}
 	}
 	if len(residuals) > 0 {

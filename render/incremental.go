@@ -31,7 +31,7 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	}
 	opts = append(slices.Clip(opts), withTemplatesOf(prev), withWorkOf(prev))
 	matched := make(chan *scheduling.PolicyMatches, 1)
-	go func() { matched <- scheduling.MatchPolicies(next) }() // on another core, while Diff runs
+	go func() { matched <- scheduling.MatchPoliciesSince(prev.matches, next) }() // on another core, while Diff runs
 	d := scheduling.Diff(prev.Snapshot, next)
 	switch {
 	case d.Environment:
@@ -43,7 +43,8 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 	if imp.all {
 		return full(next, "a changed config or schema applies to every assignment", d.Count(), opts)
 	}
-	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(<-matched), scheduling.WithEarlierRows(prev.rows))
+	pm := <-matched
+	s := scheduling.Reschedule(prev.Snapshot, prev.Assignments, next, d, scheduling.WithPolicyMatches(pm), scheduling.WithEarlierRows(prev.rows))
 	dirty := imp.dirty(s, next, prev)
 	var engine *Engine
 	fresh := &Result{Failed: map[string]*scheduling.Error{}}
@@ -52,12 +53,14 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows, matches: pm}
 	if engine != nil {
 		res.templates, res.configValues = engine.templates, engine.config.values
 	}
 	pathErr := res.setTarget(next)
-	res.Outputs = prev.Outputs.with(res.change(s.Removed, rendered, fresh.Failed))
+	ch := res.change(s.Removed, rendered, fresh.Failed)
+	// every assignment has either outputs or a failure, as in the result it comes from
+	res.Outputs = prev.Outputs.withLen(ch, len(s.Assignments)-len(res.Failed))
 	res.Errors = allErrors(next, pathErr, s, res.Failed, res.templates)
 	res.Since = lineage(prev, s.Removed, dirty)
 	return res, Stats{Changes: d.Count(), AssignmentsRendered: len(dirty), AssignmentsRemoved: len(s.Removed)}

@@ -73,6 +73,7 @@ func requireSameResult(t *testing.T, want, got *render.Result, where string) {
 	require.Equal(t, errorLines(want.Errors), errorLines(got.Errors), where)
 	require.Equal(t, want.Errors, got.Errors, where)
 	require.Equal(t, want.Outputs.Map(), got.Outputs.Map(), where)
+	require.Equal(t, want.Outputs.Len(), got.Outputs.Len(), where)
 	require.Equal(t, want.Failed, got.Failed, where)
 	require.Len(t, got.Assignments, len(want.Assignments), where)
 	for i, a := range want.Assignments {

@@ -133,20 +133,31 @@ func mergeLayers(layers []layer) layer {
 
 // with returns the outputs changed by ch: the keys ch sets, and those it removes. ch is taken:
 // it must not be written afterwards. o is not modified.
-func (o Outputs) with(ch layer) Outputs {
-	if len(ch) == 0 {
-		return o
-	}
-	next := Outputs{base: o.base, n: o.n}
+func (o Outputs) with(ch layer) Outputs { return o.withLen(ch, o.lenAfter(ch)) }
+
+// lenAfter is how many keys have outputs once ch is applied to o, found by looking up each
+// key ch holds.
+func (o Outputs) lenAfter(ch layer) int {
+	n := o.n
 	for key, s := range ch {
 		_, had := o.Get(key)
 		switch {
 		case had && s.gone:
-			next.n--
+			n--
 		case !had && !s.gone:
-			next.n++
+			n++
 		}
 	}
+	return n
+}
+
+// withLen is with for a caller that knows how many keys have outputs afterwards (n), which
+// spares a look-up of every changed key.
+func (o Outputs) withLen(ch layer, n int) Outputs {
+	if len(ch) == 0 {
+		return o
+	}
+	next := Outputs{base: o.base, n: n}
 	layers := append(slices.Clip(o.layers), ch) // a new array: o's stays as it is
 	held := 0
 	for _, l := range layers {

@@ -42,6 +42,9 @@ type Result struct {
 	targets map[*scheduling.DeploymentTarget]*targetValues
 	// configValues are the config values its engine parsed, by their text; read only.
 	configValues map[string]any
+	// matches are the snapshot's policies evaluated, which a later snapshot's evaluation takes
+	// what did not change from (scheduling.MatchPoliciesSince).
+	matches *scheduling.PolicyMatches
 	// rows give where the assignments of each cluster type of the snapshot start, as
 	// scheduling.Rescheduled.Rows does; nil when unknown.
 	rows []int
@@ -69,8 +72,8 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 			res.Root, res.HasTarget = root, true
 		}
 	}
-	res.Assignments = scheduling.Schedule(snap)
-	res.rows = scheduleRows(snap, res.Assignments)
+	res.matches = scheduling.MatchPolicies(snap)
+	res.Assignments, res.rows = res.matches.Schedule()
 	engine := NewEngine(snap, opts...)
 	outputs := make(map[string]Files, len(res.Assignments))
 	res.renderAll(engine, res.Assignments, outputs)
@@ -81,23 +84,6 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	}
 	res.Errors = withFileErrors(res.Errors, snap, engine.templates).Sorted()
 	return res
-}
-
-// scheduleRows returns where the assignments of each cluster type of a snapshot start in its
-// schedule (sorted as the snapshot's cluster types), nil when the schedule is not so sorted.
-func scheduleRows(snap *scheduling.Snapshot, list []*scheduling.Assignment) []int {
-	rows := make([]int, 0, len(snap.ClusterTypes)+1)
-	i := 0
-	for _, ct := range snap.ClusterTypes {
-		rows = append(rows, i)
-		for i < len(list) && list[i].ClusterType.Name == ct.Name {
-			i++
-		}
-	}
-	if i != len(list) {
-		return nil
-	}
-	return append(rows, i)
 }
 
 // renderAll renders assignments on all cores and records failures, and outputs. It returns by

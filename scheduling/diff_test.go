@@ -77,6 +77,9 @@ func TestRescheduleIsSchedule(t *testing.T) {
 			}
 			requireRows(t, next, got)
 			requireFreshAndRemoved(t, earlier, got)
+			list, rows := MatchPolicies(next).Schedule()
+			require.Equal(t, want, list)
+			require.Equal(t, got.Rows, rows, "Schedule gives the rows Reschedule gives")
 		}
 	}
 }

@@ -2,8 +2,8 @@ package scheduling
 
 // PolicyMatches is every policy of a snapshot evaluated against the snapshot's cluster types
 // and deployment targets: what Reschedule needs of the new snapshot alone. Made ahead, on
-// another goroutine (MatchPolicies), it takes that work out of the way of Diff and Reschedule.
-// It is not modified after it is made.
+// another goroutine (MatchPolicies, or MatchPoliciesSince from an earlier evaluation), it
+// takes that work out of the way of Diff and Reschedule. It is not modified after it is made.
 type PolicyMatches struct {
 	of   *Snapshot
 	list []*policyMatch

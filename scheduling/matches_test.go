@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,4 +43,22 @@ func TestRescheduleWithEarlierRows(t *testing.T) {
 	got := Reschedule(prev, earlier, next, d, WithEarlierRows(rows))
 	require.Equal(t, want, got)
 	requireRows(t, next, got)
+}
+
+// TestSearchRowFindsWhatABinarySearchFinds: galloping from any start finds, in any row,
+// the first assignment at or after the start whose target's name is not below the name.
+func TestSearchRowFindsWhatABinarySearchFinds(t *testing.T) {
+	names := []string{"a", "b", "b1", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"}
+	for n := 0; n <= len(names); n++ {
+		row := make([]*Assignment, n)
+		for i := range row {
+			row[i] = &Assignment{Target: &DeploymentTarget{Object: Object{Name: names[i]}}}
+		}
+		for j := 0; j <= n; j++ {
+			for _, name := range append([]string{"", "0", "b0", "zz"}, names...) {
+				want := j + sort.Search(n-j, func(i int) bool { return row[j+i].Target.Name >= name })
+				require.Equal(t, want, SearchRow(row, j, name), "row of %d from %d, %q", n, j, name)
+			}
+		}
+	}
 }

@@ -54,6 +54,7 @@ type rescheduler struct {
 	targets    []string       // names of the targets added, removed, changed or moved, sorted
 	policies   []*policyChange
 	selecting  []*policyMatch
+	index      map[string]int // target index by name, -1 for none, as targetIndex found it
 	out        *Rescheduled
 }
 
@@ -136,7 +137,7 @@ func (r *rescheduler) mergeRow(c *ClusterType, old []*Assignment) {
 func (r *rescheduler) patchRow(c *ClusterType, old []*Assignment, affected []string) {
 	j := 0
 	for _, name := range affected {
-		k := j + sort.Search(len(old)-j, func(i int) bool { return old[j+i].Target.Name >= name })
+		k := SearchRow(old, j, name)
 		r.out.Assignments = append(r.out.Assignments, old[j:k]...)
 		j = k
 		var was *Assignment
@@ -165,10 +166,40 @@ func (r *rescheduler) place(c *ClusterType, was *Assignment, ti int) {
 	r.out.Assignments = append(r.out.Assignments, &Assignment{ClusterType: c, Target: r.next.Targets[ti], Policies: policyNames(r.selecting, ti)})
 }
 
+// SearchRow returns the first index k ≥ j of row, assignments sorted by target name, whose
+// target's name is not below name, galloping from j: names looked up in order, each often
+// close to the one before, cost the log of their distance from the last, not of the row.
+func SearchRow(row []*Assignment, j int, name string) int {
+	lo, hi, step := j, j, 1
+	for ; ; step *= 2 { // the answer is in [lo, hi] once the loop ends
+		hi = lo + step - 1
+		if hi >= len(row) {
+			hi = len(row)
+			break
+		}
+		if row[hi].Target.Name >= name {
+			break
+		}
+		lo = hi + 1
+	}
+	return lo + sort.Search(hi-lo, func(i int) bool { return row[lo+i].Target.Name >= name })
+}
+
+// targetIndex returns the index of the named target in the new snapshot, found once per name.
 func (r *rescheduler) targetIndex(name string) (int, bool) {
+	if i, ok := r.index[name]; ok {
+		return i, i >= 0
+	}
 	ts := r.next.Targets
 	i := sort.Search(len(ts), func(i int) bool { return ts[i].Name >= name })
-	return i, i < len(ts) && ts[i].Name == name
+	if i == len(ts) || ts[i].Name != name {
+		i = -1
+	}
+	if r.index == nil {
+		r.index = map[string]int{}
+	}
+	r.index[name] = i
+	return i, i >= 0
 }
 
 // earlierRows splits the earlier schedule into the row of each cluster type: by the rows of
@@ -222,8 +253,12 @@ func sortedNames(set map[string]bool) []string {
 	return out
 }
 
-// mergeNames returns the union of sorted lists, sorted and without duplicates.
+// mergeNames returns the union of sorted lists without duplicates, sorted: the list
+// itself when there is one, so the result must not be written.
 func mergeNames(lists [][]string) []string {
+	if len(lists) == 1 {
+		return lists[0]
+	}
 	var out []string
 	for _, l := range lists {
 		out = append(out, l...)

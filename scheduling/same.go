@@ -23,7 +23,12 @@ func sameObjectContent(a, b *Object) bool {
 	return a.Kind == b.Kind && a.Name == b.Name && a.Unknown == b.Unknown && sameStrings(a.Labels, b.Labels)
 }
 
-func samePlace(a, b *Object) bool { return a.Pos == b.Pos && maps.Equal(a.lines, b.lines) }
+func samePlace(a, b *Object) bool { return a.Pos == b.Pos && sameLines(a.lines, b.lines) }
+
+// sameLines compares the field lines of two objects: copies of a cached object share the map.
+func sameLines(a, b map[string]int) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() || maps.Equal(a, b)
+}
 
 // sameObjectPlace compares the positions of two objects of any kind.
 func sameObjectPlace[T named](a, b T) bool { return samePlace(a.obj(), b.obj()) }

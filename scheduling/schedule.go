@@ -149,19 +149,28 @@ func (p *SchedulingPolicy) mustSelectors() *policySelectors {
 // policies, sorted by cluster type and deployment target: the snapshot's order, as Load sorts
 // both by name and keeps one of each name.
 func Schedule(snap *Snapshot) []*Assignment {
-	matches := matchPolicies(snap)
+	list, _ := MatchPolicies(snap).Schedule()
+	return list
+}
+
+// Schedule is Schedule of the snapshot whose policies m evaluated, taking them from m, with
+// where the assignments of each cluster type start, as Rescheduled.Rows gives them.
+func (m *PolicyMatches) Schedule() (list []*Assignment, rows []int) {
+	snap := m.of
 	var out []*Assignment
 	var selecting []*policyMatch
+	rows = make([]int, 0, len(snap.ClusterTypes)+1)
 	for ci, c := range snap.ClusterTypes {
+		rows = append(rows, len(out))
 		selecting = selecting[:0]
-		for _, m := range matches {
-			if m.clusterTypes[ci] {
-				selecting = append(selecting, m)
+		for _, pm := range m.list {
+			if pm.clusterTypes[ci] {
+				selecting = append(selecting, pm)
 			}
 		}
 		out = appendAssignments(out, c, snap.Targets, selecting)
 	}
-	return out
+	return out, append(rows, len(out))
 }
 
 // policyMatch is what one policy selects, by index into the snapshot's cluster types and targets.
@@ -175,23 +184,17 @@ type policyMatch struct {
 func matchPolicies(snap *Snapshot) []*policyMatch {
 	var out []*policyMatch
 	for _, p := range snap.Policies {
-		m := &policyMatch{name: p.Name, clusterTypes: make([]bool, len(snap.ClusterTypes))}
-		selects := false
-		for i, c := range snap.ClusterTypes {
-			m.clusterTypes[i] = p.SelectsClusterType(c)
-			selects = selects || m.clusterTypes[i]
+		if m := matchSince(p, nil, snap, nil, nil); m != nil {
+			out = append(out, m)
 		}
-		if !selects {
-			continue
-		}
-		m.targets = make([]bool, len(snap.Targets))
-		for i, t := range snap.Targets {
-			m.targets[i] = p.SelectsTarget(t)
-		}
-		out = append(out, m)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].name < out[j].name })
+	sortMatches(out)
 	return out
+}
+
+// sortMatches sorts evaluated policies by name.
+func sortMatches(list []*policyMatch) {
+	sort.SliceStable(list, func(i, j int) bool { return list[i].name < list[j].name })
 }
 
 // appendAssignments appends an assignment of c for every target one of the policies selects.
