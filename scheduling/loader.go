@@ -45,15 +45,16 @@ func newLoader(pol Policy, errs *Errors) *loader {
 func (l *loader) stop() {
 	l.timer.Stop()
 	if l.cache != nil {
-		l.cache.keep(l.parsed, l.sources, l.misses)
+		l.cache.keep(l.parsed, l.sources, l.misses, len(l.checks))
 	}
 }
 
 // withCache makes the loader parse only the files that cache does not hold (nil: every file).
 func (l *loader) withCache(cache *ParseCache) *loader {
 	if cache != nil {
-		l.cache, l.parsed, l.checks = cache, map[string]*parsedFile{}, map[*Workload]*targetChecks{}
-		l.sources = map[sourceKey][]*fileToParse{}
+		files, sources, workloads := cache.sizes()
+		l.cache, l.parsed, l.checks = cache, make(map[string]*parsedFile, files), make(map[*Workload]*targetChecks, workloads)
+		l.sources = make(map[sourceKey][]*fileToParse, sources)
 	}
 	return l
 }

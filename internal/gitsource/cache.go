@@ -128,7 +128,9 @@ func (g *gens[K, V]) get(k K) (V, bool) {
 
 func (g *gens[K, V]) put(k K, v V) { g.cur[k] = v }
 
-func (g *gens[K, V]) sweep() { g.prev, g.cur = g.cur, map[K]V{} }
+// sweep starts a round: the next one is made as large as this one was, as rounds read about
+// the same sources.
+func (g *gens[K, V]) sweep() { g.prev, g.cur = g.cur, make(map[K]V, len(g.cur)) }
 
 // lookup returns the value of k in the part of c that pick chooses (a miss without a cache).
 func lookup[K comparable, V any](c *Cache, pick func(*Cache) *gens[K, V], k K) (v V, ok bool) {
