@@ -41,19 +41,30 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	for _, opt := range opts {
 		opt(&o)
 	}
-	key, under, err := sourceAt(repo, commit, &o)
-	if err != nil {
-		return nil, err
-	}
-	if t, ok := lookup(o.cache, (*Cache).sourcesPart, key); ok {
+	rk := rootKeyOf(commit, &o)
+	found, ok := lookup(o.cache, (*Cache).rootsPart, rk)
+	if ok && found.fs != nil { // this commit was read with these options: one lookup
 		o.cache.note(countReused)
-		return t, nil
+		return *found.fs, nil
 	}
-	out, err := readSource(repo, key, under, &o)
-	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	if !ok {
+		var err error
+		if found, err = findSource(repo, commit, &o); err != nil {
+			return nil, err
+		}
 	}
-	store(o.cache, (*Cache).sourcesPart, key, out, countRead)
+	out, ok := lookup(o.cache, (*Cache).sourcesPart, found.key)
+	if ok {
+		o.cache.note(countReused)
+	} else {
+		var err error
+		if out, err = readSource(repo, found.key, found.under, &o); err != nil {
+			return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		}
+		store(o.cache, (*Cache).sourcesPart, found.key, out, countRead)
+	}
+	found.fs = &out
+	store(o.cache, (*Cache).rootsPart, rk, found, nil)
 	return out, nil
 }
 
@@ -65,29 +76,44 @@ type rootKey struct {
 	limits      limits
 }
 
-// foundSource is what sourceOf found of a commit's tree.
+// foundSource is what sourceOf found of a commit's tree, and the FS TreeFS read of it (nil:
+// not yet). A pointer keeps it small enough for a map to hold it in place.
 type foundSource struct {
 	key   sourceKey
 	under *object.TreeEntry
+	fs    *treeFS
+}
+
+func rootKeyOf(commit plumbing.Hash, o *treeOptions) rootKey {
+	return rootKey{commit: commit, under: o.under, root: o.root, limits: limitsOf(o.policy)}
 }
 
 // sourceAt is sourceOf the tree of commit, found once per commit through the cache: the
 // commit and the trees on the way to the folder read are decoded only for a commit not seen.
 func sourceAt(repo *git.Repository, commit plumbing.Hash, o *treeOptions) (sourceKey, *object.TreeEntry, error) {
-	rk := rootKey{commit: commit, under: o.under, root: o.root, limits: limitsOf(o.policy)}
+	rk := rootKeyOf(commit, o)
 	if f, ok := lookup(o.cache, (*Cache).rootsPart, rk); ok {
 		return f.key, f.under, nil
 	}
+	f, err := findSource(repo, commit, o)
+	if err != nil {
+		return sourceKey{}, nil, err
+	}
+	store(o.cache, (*Cache).rootsPart, rk, f, nil)
+	return f.key, f.under, nil
+}
+
+// findSource is sourceOf the tree of commit, decoding the commit.
+func findSource(repo *git.Repository, commit plumbing.Hash, o *treeOptions) (foundSource, error) {
 	c, err := repo.CommitObject(commit)
 	if err != nil {
-		return sourceKey{}, nil, fmt.Errorf("read commit %s: %w", commit, err)
+		return foundSource{}, fmt.Errorf("read commit %s: %w", commit, err)
 	}
 	key, under, err := sourceOf(repo, c.TreeHash, o)
 	if err != nil {
-		return sourceKey{}, nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		return foundSource{}, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	store(o.cache, (*Cache).rootsPart, rk, foundSource{key: key, under: under}, nil)
-	return key, under, nil
+	return foundSource{key: key, under: under}, nil
 }
 
 // sourceOf finds what TreeFS reads of the tree of hash root: its key, and the entry of the
