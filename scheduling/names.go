@@ -42,12 +42,18 @@ func sharedNames(ws []*Workload, checks map[*Workload]*targetChecks) map[nameKey
 		names[i] = checks[w].targetNames(w)
 		n += len(names[i])
 	}
-	first := make(map[nameKey]*Workload, n)
+	// The first producer of each name, by kind of name: maps keyed by strings hash faster
+	// than by a struct.
+	firstTarget, firstWorkload := make(map[string]*Workload, n-len(ws)), make(map[string]*Workload, len(ws))
 	var shared map[nameKey][]nameProducer
 	note := func(k nameKey, w *Workload) {
-		p, ok := first[k]
+		first := firstWorkload
+		if k.target {
+			first = firstTarget
+		}
+		p, ok := first[k.name]
 		if !ok {
-			first[k] = w
+			first[k.name] = w
 			return
 		}
 		if shared == nil {
