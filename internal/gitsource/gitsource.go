@@ -45,7 +45,7 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	found, ok := lookup(o.cache, (*Cache).rootsPart, rk)
 	if ok && found.fs != nil { // this commit was read with these options: one lookup
 		o.cache.note(countReused)
-		return *found.fs, nil
+		return found.fs, nil
 	}
 	if !ok {
 		var err error
@@ -63,9 +63,9 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 		}
 		store(o.cache, (*Cache).sourcesPart, found.key, out, countRead)
 	}
-	found.fs = &out
+	found.fs = out // made an fs.FS once, not at each read
 	store(o.cache, (*Cache).rootsPart, rk, found, nil)
-	return out, nil
+	return found.fs, nil
 }
 
 // rootKey identifies what TreeFS reads of a commit: a commit never changes, so neither does
@@ -77,11 +77,11 @@ type rootKey struct {
 }
 
 // foundSource is what sourceOf found of a commit's tree, and the FS TreeFS read of it (nil:
-// not yet). A pointer keeps it small enough for a map to hold it in place.
+// not yet).
 type foundSource struct {
 	key   sourceKey
 	under *object.TreeEntry
-	fs    *treeFS
+	fs    fs.FS
 }
 
 func rootKeyOf(commit plumbing.Hash, o *treeOptions) rootKey {
