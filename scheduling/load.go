@@ -83,10 +83,10 @@ func Load(in Inputs) *Snapshot {
 	loadWorkloads(snap, &objs, in.Workloads, l)
 	if in.Seniority == nil {
 		var contested []*Object
-		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors, l.checks)
+		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors, l.checks, l.names)
 		objs.broken = append(objs.broken, contested...)
 	} else {
-		bySeniority(objs.workloads, in.Seniority, l.checks)
+		bySeniority(objs.workloads, in.Seniority, l.checks, l.names)
 	}
 	assemble(snap, &objs, l.pol, l.checks)
 	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)

@@ -25,6 +25,7 @@ type loader struct {
 	sources map[sourceKey][]*fileToParse // what gather found of the sources kept
 	checks  map[*Workload]*targetChecks  // the checks of the workloads copied from the cache
 	misses  int                          // files parsed, not found in the cache
+	names   *nameIndex                   // the names the workloads produce, counted through the cache
 }
 
 // mayHold tells whether a file may hold an object of a kind: it names the kind, or has an
@@ -45,7 +46,7 @@ func newLoader(pol Policy, errs *Errors) *loader {
 func (l *loader) stop() {
 	l.timer.Stop()
 	if l.cache != nil {
-		l.cache.keep(l.parsed, l.sources, l.misses, len(l.checks))
+		l.cache.keep(l.parsed, l.sources, l.misses, len(l.checks), l.names)
 	}
 }
 
@@ -55,6 +56,7 @@ func (l *loader) withCache(cache *ParseCache) *loader {
 		files, sources, workloads := cache.sizes()
 		l.cache, l.parsed, l.checks = cache, make(map[string]*parsedFile, files), make(map[*Workload]*targetChecks, workloads)
 		l.sources = make(map[sourceKey][]*fileToParse, sources)
+		l.names = cache.takeNames()
 	}
 	return l
 }

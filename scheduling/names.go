@@ -34,8 +34,12 @@ func sortedTargetNames(w *Workload) []string {
 
 // sharedNames returns the names that more than one of the workloads produce, each with its
 // producers in the order of ws (a workload once per name). Each workload's target names come
-// from its checks when it has some.
-func sharedNames(ws []*Workload, checks map[*Workload]*targetChecks) map[nameKey][]nameProducer {
+// from its checks when it has some. The index, when there is one, is brought to ws: when it
+// finds no name produced twice, there is nothing to look for.
+func sharedNames(ws []*Workload, checks map[*Workload]*targetChecks, idx *nameIndex) map[nameKey][]nameProducer {
+	if idx.noneShared(ws, checks) {
+		return nil
+	}
 	names := make([][]string, len(ws))
 	n := len(ws)
 	for i, w := range ws {

@@ -28,6 +28,7 @@ type ParseCache struct {
 	misses  int                          // files the last load parsed
 	// workloads is how many workloads the last load copied from the cache.
 	workloads int
+	names     *nameIndex // the names the last load's workloads produce (nil: not counted)
 }
 
 // NewParseCache returns an empty cache.
@@ -172,11 +173,12 @@ func (c *ParseCache) get(key string) *parsedFile {
 }
 
 // keep replaces the cache's files and sources by those of one load, which parsed misses of
-// the files and copied workloads of them: what is no longer read is forgotten.
-func (c *ParseCache) keep(files map[string]*parsedFile, sources map[sourceKey][]*fileToParse, misses, workloads int) {
+// the files, copied workloads of them and counted their names: what is no longer read is
+// forgotten.
+func (c *ParseCache) keep(files map[string]*parsedFile, sources map[sourceKey][]*fileToParse, misses, workloads int, names *nameIndex) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries, c.sources, c.misses, c.workloads = files, sources, misses, workloads
+	c.entries, c.sources, c.misses, c.workloads, c.names = files, sources, misses, workloads, names
 }
 
 // sizes returns how many files, sources and workloads the last load kept, which the next
