@@ -143,7 +143,7 @@ func sourceOf(repo *git.Repository, root plumbing.Hash, o *treeOptions) (sourceK
 
 // readSource reads what TreeFS reads of the source of key.
 func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (treeFS, error) {
-	entries, err := listSource(repo, key, under, o)
+	entries, listed, err := listSource(repo, key, under, o)
 	if err != nil {
 		return treeFS{}, err
 	}
@@ -157,7 +157,10 @@ func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o 
 			return treeFS{}, err
 		}
 	}
-	selected, err := out.selectWhileMade(o.root, o.relativeUnder(), o.policy)
+	selected, ok, err := selectListed(listed, key, o)
+	if !ok {
+		selected, err = out.selectWhileMade(o.root, o.relativeUnder(), o.policy)
+	}
 	var limit *scheduling.SourceLimitError
 	switch {
 	case errors.As(err, &limit):
@@ -190,27 +193,23 @@ func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o 
 
 // listSource lists the wanted files of a source with their sizes, without reading them: the
 // files below the folder read (the tree of key, through the cache) and the .sourceignore that
-// applies.
-func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (map[string]entry, error) {
+// applies. It returns the listing of the folder read too (nil when it is not a folder).
+func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (map[string]entry, *listing, error) {
 	entries := map[string]entry{}
+	var listed *listing
 	switch {
-	case o.under == "":
+	case o.under == "" || under != nil && under.Mode == filemode.Dir:
 		l, err := listHash(repo, o.cache, key.tree, 0)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		l.addTo(entries, "")
+		l.addTo(entries, dirPrefix(o.under))
+		listed = l
 	case under == nil:
-	case under.Mode == filemode.Dir:
-		l, err := listHash(repo, o.cache, key.tree, 0)
-		if err != nil {
-			return nil, err
-		}
-		l.addTo(entries, o.under+"/")
 	case under.Mode.IsFile() && wanted(o.under): // a folder that is a file: that file alone
 		size, err := blobSize(repo, o.cache, under.Hash)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.under, err)
+			return nil, nil, fmt.Errorf("%s: %w", o.under, err)
 		}
 		entries[o.under] = entry{hash: under.Hash, size: size}
 	}
@@ -218,12 +217,12 @@ func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o 
 		if _, ok := entries[o.ignoreFile()]; !ok {
 			size, err := blobSize(repo, o.cache, key.ignore)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", o.ignoreFile(), err)
+				return nil, nil, fmt.Errorf("%s: %w", o.ignoreFile(), err)
 			}
 			entries[o.ignoreFile()] = entry{hash: key.ignore, size: size}
 		}
 	}
-	return entries, nil
+	return entries, listed, nil
 }
 
 // read reads one listed file into the FS (nothing when it is not listed), through the cache:
