@@ -143,9 +143,21 @@ func sourceOf(repo *git.Repository, root plumbing.Hash, o *treeOptions) (sourceK
 
 // readSource reads what TreeFS reads of the source of key.
 func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (treeFS, error) {
+	return readSourceAs(repo, key, under, o, true)
+}
+
+// readSourceAs is readSource; byListing selects the files from the listing of the folder read
+// when that is the same (selectListed), so that only they enter the FS; otherwise every listed
+// file does, and the selection walks its folders.
+func readSourceAs(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions, byListing bool) (treeFS, error) {
 	entries, listed, err := listSource(repo, key, under, o)
 	if err != nil {
 		return treeFS{}, err
+	}
+	if byListing {
+		if selected, ok, err := selectListed(listed, key, o); ok && err == nil {
+			return readSelected(repo, entries, selected, o)
+		}
 	}
 	out := newTreeFS()
 	for name, e := range entries {
@@ -157,10 +169,7 @@ func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o 
 			return treeFS{}, err
 		}
 	}
-	selected, ok, err := selectListed(listed, key, o)
-	if !ok {
-		selected, err = out.selectWhileMade(o.root, o.relativeUnder(), o.policy)
-	}
+	selected, err := out.selectWhileMade(o.root, o.relativeUnder(), o.policy)
 	var limit *scheduling.SourceLimitError
 	switch {
 	case errors.As(err, &limit):

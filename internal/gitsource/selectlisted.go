@@ -4,6 +4,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"testing/fstest"
+
+	"github.com/go-git/go-git/v5"
 
 	"github.com/kalypso-gitops/kalypso/scheduling"
 )
@@ -63,4 +66,24 @@ func (l *listing) walk(prefix string, files *[]scheduling.SourceFile) {
 			*files = append(*files, scheduling.SourceFile{Path: prefix + e.name, Size: e.file.size})
 		}
 	}
+}
+
+// readSelected makes the FS of a source whose files were selected before any entered it (no
+// .sourceignore applies): the selected files, each read unless it is over the file size limit
+// (then listed with its real size, unread).
+func readSelected(repo *git.Repository, entries map[string]entry, selected []scheduling.SourceFile, o *treeOptions) (treeFS, error) {
+	out := newTreeFS()
+	for _, f := range selected {
+		name := path.Join(o.root, f.Path)
+		if scheduling.CheckFileSize(f.Size, o.policy) != nil {
+			out.MapFS[name] = &fstest.MapFile{Mode: 0o644}
+			out.large[name] = f.Size
+			continue
+		}
+		if err := out.read(repo, o.cache, entries, name); err != nil {
+			return treeFS{}, err
+		}
+	}
+	out.remember(o, selected, nil)
+	return out, nil
 }

@@ -61,6 +61,16 @@ func TestSelectListedEqualsWalk(t *testing.T) {
 				if ignore, ok := entries[o.ignoreFile()]; ok && scheduling.CheckFileSize(ignore.size, o.policy) == nil {
 					require.NoError(t, made.read(repo, nil, entries, o.ignoreFile()))
 				}
+				fast, fastErr := readSourceAs(repo, key, under, &o, true)
+				slow, slowErr := readSourceAs(repo, key, under, &o, false)
+				require.Equal(t, slowErr, fastErr, where)
+				if slowErr == nil {
+					require.Equal(t, slow.MapFS, fast.MapFS, where)
+					require.Equal(t, slow.large, fast.large, where)
+					require.Equal(t, slow.hashes, fast.hashes, where)
+					require.Equal(t, slow.refused, fast.refused, where)
+					require.Equal(t, remembered(t, slow, &o), remembered(t, fast, &o), where)
+				}
 				got, ok, gotErr := selectListed(listed, key, &o)
 				if !ok {
 					continue
@@ -73,4 +83,18 @@ func TestSelectListedEqualsWalk(t *testing.T) {
 		}
 	}
 	require.Greater(t, listedOnes, 1000, "most sources are selected from their listing")
+}
+
+// remembered is what a load selects of a source read with o, as it was remembered while the
+// source was read.
+func remembered(t *testing.T, fsys treeFS, o *treeOptions) selection {
+	src := fsys
+	if o.root != "" {
+		sub, err := fsys.Sub(o.root)
+		require.NoError(t, err)
+		src = sub.(treeFS)
+	}
+	s, ok := src.memo.selected[selectKey{dir: o.relativeUnder(), limits: limitsOf(o.policy)}]
+	require.True(t, ok, "the selection is remembered")
+	return s
 }
