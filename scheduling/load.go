@@ -83,10 +83,10 @@ func Load(in Inputs) *Snapshot {
 	loadWorkloads(snap, &objs, in.Workloads, l)
 	if in.Seniority == nil {
 		var contested []*Object
-		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors, l.checks)
+		objs.workloads, contested = withoutContested(objs.workloads, &snap.Errors, l.checks, l.names)
 		objs.broken = append(objs.broken, contested...)
 	} else {
-		bySeniority(objs.workloads, in.Seniority, l.checks)
+		bySeniority(objs.workloads, in.Seniority, l.checks, l.names)
 	}
 	assemble(snap, &objs, l.pol, l.checks)
 	snap.Errors = snap.Errors.Sorted().CapPerFile(MaxErrorsPerFile)
@@ -202,8 +202,11 @@ func (o *Object) obj() *Object { return o }
 
 // dedupe keeps the first object of each name and reports the others.
 func dedupe[T named](list []T, errs *Errors) []T {
-	seen := map[string]*Object{}
+	seen := make(map[string]*Object, len(list))
 	out := list[:0:0]
+	if len(list) > 0 {
+		out = make([]T, 0, len(list))
+	}
 	for _, x := range list {
 		o := x.obj()
 		if first, ok := seen[o.Name]; ok {
@@ -258,7 +261,14 @@ func assemble(snap *Snapshot, objs *objects, pol Policy, checks map[*Workload]*t
 // Workload controller does, and adds the ones written directly. A workload copied from a parse
 // cache has its targets checked once (checks).
 func deploymentTargets(snap *Snapshot, authored []*DeploymentTarget, pol Policy, checks map[*Workload]*targetChecks) []*DeploymentTarget {
+	n := len(authored)
+	for _, w := range snap.Workloads {
+		n += len(w.Spec.DeploymentTargets)
+	}
 	var out []*DeploymentTarget
+	if n > 0 {
+		out = make([]*DeploymentTarget, 0, n)
+	}
 	for _, w := range snap.Workloads {
 		bad, anyBad := checks[w].validate(w, &snap.Errors, pol)
 		if anyBad {

@@ -25,6 +25,7 @@ type loader struct {
 	sources map[sourceKey][]*fileToParse // what gather found of the sources kept
 	checks  map[*Workload]*targetChecks  // the checks of the workloads copied from the cache
 	misses  int                          // files parsed, not found in the cache
+	names   *nameIndex                   // the names the workloads produce, counted through the cache
 }
 
 // mayHold tells whether a file may hold an object of a kind: it names the kind, or has an
@@ -45,15 +46,17 @@ func newLoader(pol Policy, errs *Errors) *loader {
 func (l *loader) stop() {
 	l.timer.Stop()
 	if l.cache != nil {
-		l.cache.keep(l.parsed, l.sources, l.misses)
+		l.cache.keep(l.parsed, l.sources, l.misses, len(l.checks), l.names)
 	}
 }
 
 // withCache makes the loader parse only the files that cache does not hold (nil: every file).
 func (l *loader) withCache(cache *ParseCache) *loader {
 	if cache != nil {
-		l.cache, l.parsed, l.checks = cache, map[string]*parsedFile{}, map[*Workload]*targetChecks{}
-		l.sources = map[sourceKey][]*fileToParse{}
+		files, sources, workloads := cache.sizes()
+		l.cache, l.parsed, l.checks = cache, make(map[string]*parsedFile, files), make(map[*Workload]*targetChecks, workloads)
+		l.sources = make(map[sourceKey][]*fileToParse, sources)
+		l.names = cache.takeNames()
 	}
 	return l
 }

@@ -34,20 +34,30 @@ func sortedTargetNames(w *Workload) []string {
 
 // sharedNames returns the names that more than one of the workloads produce, each with its
 // producers in the order of ws (a workload once per name). Each workload's target names come
-// from its checks when it has some.
-func sharedNames(ws []*Workload, checks map[*Workload]*targetChecks) map[nameKey][]nameProducer {
+// from its checks when it has some. The index, when there is one, is brought to ws: when it
+// finds no name produced twice, there is nothing to look for.
+func sharedNames(ws []*Workload, checks map[*Workload]*targetChecks, idx *nameIndex) map[nameKey][]nameProducer {
+	if idx.noneShared(ws, checks) {
+		return nil
+	}
 	names := make([][]string, len(ws))
 	n := len(ws)
 	for i, w := range ws {
 		names[i] = checks[w].targetNames(w)
 		n += len(names[i])
 	}
-	first := make(map[nameKey]*Workload, n)
+	// The first producer of each name, by kind of name: maps keyed by strings hash faster
+	// than by a struct.
+	firstTarget, firstWorkload := make(map[string]*Workload, n-len(ws)), make(map[string]*Workload, len(ws))
 	var shared map[nameKey][]nameProducer
 	note := func(k nameKey, w *Workload) {
-		p, ok := first[k]
+		first := firstWorkload
+		if k.target {
+			first = firstTarget
+		}
+		p, ok := first[k.name]
 		if !ok {
-			first[k] = w
+			first[k.name] = w
 			return
 		}
 		if shared == nil {

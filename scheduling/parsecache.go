@@ -26,6 +26,9 @@ type ParseCache struct {
 	entries map[string]*parsedFile
 	sources map[sourceKey][]*fileToParse // what the last load found of its sources (SourceIdentifier)
 	misses  int                          // files the last load parsed
+	// workloads is how many workloads the last load copied from the cache.
+	workloads int
+	names     *nameIndex // the names the last load's workloads produce (nil: not counted)
 }
 
 // NewParseCache returns an empty cache.
@@ -170,11 +173,20 @@ func (c *ParseCache) get(key string) *parsedFile {
 }
 
 // keep replaces the cache's files and sources by those of one load, which parsed misses of
-// the files: what is no longer read is forgotten.
-func (c *ParseCache) keep(files map[string]*parsedFile, sources map[sourceKey][]*fileToParse, misses int) {
+// the files, copied workloads of them and counted their names: what is no longer read is
+// forgotten.
+func (c *ParseCache) keep(files map[string]*parsedFile, sources map[sourceKey][]*fileToParse, misses, workloads int, names *nameIndex) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries, c.sources, c.misses = files, sources, misses
+	c.entries, c.sources, c.misses, c.workloads, c.names = files, sources, misses, workloads, names
+}
+
+// sizes returns how many files, sources and workloads the last load kept, which the next
+// load, of about the same sources, makes room for.
+func (c *ParseCache) sizes() (files, sources, workloads int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries), len(c.sources), c.workloads
 }
 
 // cacheKey is the key of a file shown at display with content address hash.

@@ -133,3 +133,31 @@ func TestCachedLoadFindsContestedNames(t *testing.T) {
 		require.Contains(t, got.Errors.Error(), `wl:org/app-b/main/deploy/w.yaml:1: Workload "a-b": deployment target name "a-b-c" is also produced at wl:org/app-a/main/deploy/w.yaml:1 (registration "team-a")`)
 	}
 }
+
+// Through the parse cache, names that become contested when one registration's workload
+// changes (the other's staying the same), or stop being contested when one goes, are found
+// as a load from scratch finds them: the count of names the cache keeps follows each change.
+func TestCachedLoadFollowsContestedNames(t *testing.T) {
+	cache := NewParseCache()
+	teamA := map[string]string{"w.yaml": workload("a", "b-c", "./a")}
+	v := workload("v", "x", "./v")
+	for i, step := range []struct {
+		teamB     map[string]string
+		contested bool
+	}{
+		{map[string]string{"w.yaml": workload("b", "y", "./b"), "v.yaml": v}, false},
+		{map[string]string{"w.yaml": workload("a-b", "c", "./b"), "v.yaml": v}, true}, // a-b-c, as team-a's a with b-c
+		{map[string]string{"w.yaml": workload("b", "y", "./b"), "v.yaml": v}, false},
+		{map[string]string{"w.yaml": workload("b", "y", "./b"), "v.yaml": v, "u.yaml": workload("a", "other", "./u")}, true}, // Workload a
+		{map[string]string{"w.yaml": workload("b", "y", "./b"), "v.yaml": v}, false},
+		{map[string]string{"v.yaml": v, "u.yaml": v}, false}, // twice in one registration: defined twice, not contested
+		{map[string]string{"v.yaml": v}, false},
+	} {
+		in := addressed(tenancyInputs(teamA, step.teamB))
+		want := Load(in)
+		in.Cache = cache
+		got := Load(in)
+		require.Equal(t, want, got, "step %d", i)
+		require.Equal(t, step.contested, strings.Contains(got.Errors.Error(), "is also produced"), "step %d: %v", i, got.Errors)
+	}
+}

@@ -121,7 +121,6 @@ func WalkFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 		root = "."
 	}
 	var files []SourceFile
-	var total int64
 	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -141,21 +140,35 @@ func WalkFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 			return err
 		}
 		files = append(files, SourceFile{Path: p, Size: info.Size()})
-		if info.Size() <= pol.MaxFileBytes { // a larger file is not read: it is an error of its own
-			total += info.Size()
-		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(files) > pol.MaxSourceFiles:
-		return nil, &SourceLimitError{Setting: SettingMaxSourceFiles, Limit: int64(pol.MaxSourceFiles), Files: len(files), Bytes: total}
-	case total > pol.MaxSourceBytes:
-		return nil, &SourceLimitError{Setting: SettingMaxSourceBytes, Limit: pol.MaxSourceBytes, Files: len(files), Bytes: total}
+	if err := CheckSourceLimits(files, pol); err != nil {
+		return nil, err
 	}
 	return files, nil
+}
+
+// CheckSourceLimits checks the limits of the policy (unset ones at their defaults) against the
+// files a source selects, as SelectFiles does: a breach is a *SourceLimitError, and then the
+// files are not to be read.
+func CheckSourceLimits(files []SourceFile, pol Policy) error {
+	pol = pol.WithDefaults()
+	var total int64
+	for _, f := range files {
+		if f.Size <= pol.MaxFileBytes { // a larger file is not read: it is an error of its own
+			total += f.Size
+		}
+	}
+	switch {
+	case len(files) > pol.MaxSourceFiles:
+		return &SourceLimitError{Setting: SettingMaxSourceFiles, Limit: int64(pol.MaxSourceFiles), Files: len(files), Bytes: total}
+	case total > pol.MaxSourceBytes:
+		return &SourceLimitError{Setting: SettingMaxSourceBytes, Limit: pol.MaxSourceBytes, Files: len(files), Bytes: total}
+	}
+	return nil
 }
 
 // CheckFileSize refuses a file larger than the policy's MaxFileBytes (its default when unset)

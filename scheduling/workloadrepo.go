@@ -52,8 +52,8 @@ func kindOrDocument(kind string) string {
 // registrations deliver the same name: de-duplication then keeps the older one's. Only the
 // registrations that share a name are aged (it may read the control plane's history); the
 // others keep their order by registration name.
-func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64, checks map[*Workload]*targetChecks) {
-	sharing := sharingNames(ws, checks)
+func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64, checks map[*Workload]*targetChecks, idx *nameIndex) {
+	sharing := sharingNames(ws, checks, idx)
 	if seniority == nil || len(sharing) == 0 {
 		return
 	}
@@ -69,9 +69,9 @@ func bySeniority(ws []*Workload, seniority func(*WorkloadRegistration) int64, ch
 // sharingNames returns the registrations whose workloads produce a Workload or deployment-target
 // name that another registration's workloads also produce (a-b with target c and a with target
 // b-c both give a-b-c).
-func sharingNames(ws []*Workload, checks map[*Workload]*targetChecks) map[*WorkloadRegistration]bool {
+func sharingNames(ws []*Workload, checks map[*Workload]*targetChecks, idx *nameIndex) map[*WorkloadRegistration]bool {
 	out := map[*WorkloadRegistration]bool{}
-	for _, ps := range sharedNames(ws, checks) {
+	for _, ps := range sharedNames(ws, checks, idx) {
 		if regs := registrationsOf(ps); len(regs) > 1 {
 			for r := range regs {
 				out[r] = true
@@ -87,9 +87,9 @@ func sharingNames(ws []*Workload, checks map[*Workload]*targetChecks) map[*Workl
 // older (no history, as in the command line's directory mode): neither gets the name. Each is
 // reported at its file, naming the other's, and returned as broken, so that the targets keep
 // their last good output and nothing is removed.
-func withoutContested(ws []*Workload, errs *Errors, checks map[*Workload]*targetChecks) (kept []*Workload, contested []*Object) {
+func withoutContested(ws []*Workload, errs *Errors, checks map[*Workload]*targetChecks, idx *nameIndex) (kept []*Workload, contested []*Object) {
 	out := map[*Workload]bool{}
-	for _, ps := range sharedNames(ws, checks) {
+	for _, ps := range sharedNames(ws, checks, idx) {
 		if len(registrationsOf(ps)) < 2 {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"time"
 
@@ -30,6 +31,15 @@ type Repos struct {
 	workloads    map[string]*branch // by OWNER/REPO/BRANCH
 	main, env    *branch
 	clock        time.Time
+	mu           sync.Mutex
+	specs        map[scheduling.ManifestsSpec]registered // what each registration names, parsed once
+}
+
+// registered is what a registration's workload spec names: the branch (by OWNER/REPO/BRANCH),
+// the folder read, and how the source is named; or why it names none.
+type registered struct {
+	branch, dir, name, prefix string
+	err                       error
 }
 
 // branch is a branch of a repository and the files of its last commit.
@@ -38,6 +48,7 @@ type branch struct {
 	name  string
 	head  plumbing.Hash
 	files map[string][]byte
+	at    string // head as a string
 }
 
 // New commits the fleet's files into memory repositories.
@@ -47,7 +58,8 @@ func New(f *fleet.Fleet) (*Repos, error) {
 		return nil, err
 	}
 	r := &Repos{fleet: f, ControlPlane: cp, workloads: map[string]*branch{}, clock: time.Unix(1_700_000_000, 0).UTC(),
-		main: &branch{repo: cp, name: gitsource.MainBranch}, env: &branch{repo: cp, name: f.Spec.Environment}}
+		specs: map[scheduling.ManifestsSpec]registered{},
+		main:  &branch{repo: cp, name: gitsource.MainBranch}, env: &branch{repo: cp, name: f.Spec.Environment}}
 	return r, r.Sync()
 }
 
@@ -149,7 +161,7 @@ func (r *Repos) commit(b *branch, files fstest.MapFS) error {
 	if err := b.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(b.name), head)); err != nil {
 		return err
 	}
-	b.head = head
+	b.head, b.at = head, head.String()
 	if b.files == nil {
 		b.files = map[string][]byte{}
 	}
@@ -181,23 +193,45 @@ type workloadSource struct {
 
 // Workload implements scheduling.WorkloadSource.
 func (w workloadSource) Workload(spec scheduling.ManifestsSpec) (scheduling.Source, error) {
-	owner, name, err := scheduling.RepoSlug(spec.Repo)
-	if err != nil {
-		return scheduling.Source{}, err
+	reg := w.repos.registered(spec)
+	if reg.err != nil {
+		return scheduling.Source{}, reg.err
 	}
-	dir, err := scheduling.SubPath(spec.Path)
-	if err != nil {
-		return scheduling.Source{}, err
-	}
-	b := w.repos.workloads[owner+"/"+name+"/"+spec.Branch]
+	b := w.repos.workloads[reg.branch]
 	if b == nil {
 		return scheduling.Source{}, fmt.Errorf("%s has no branch %q", spec.Repo, spec.Branch)
 	}
-	fsys, err := gitsource.TreeFS(b.repo, b.head, append([]gitsource.Option{gitsource.Under(dir)}, w.opts...)...)
+	fsys, err := gitsource.TreeFS(b.repo, b.head, append([]gitsource.Option{gitsource.Under(reg.dir)}, w.opts...)...)
 	if err != nil {
 		return scheduling.Source{}, err
 	}
-	return scheduling.Source{FS: fsys, Name: owner + "/" + name, Prefix: owner + "/" + name + "@" + spec.Branch + ":", Commit: b.head.String()}, nil
+	return scheduling.Source{FS: fsys, Name: reg.name, Prefix: reg.prefix, Commit: b.at}, nil
+}
+
+// registered parses what spec names, once per spec.
+func (r *Repos) registered(spec scheduling.ManifestsSpec) registered {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reg, ok := r.specs[spec]; ok {
+		return reg
+	}
+	reg := parseSpec(spec)
+	r.specs[spec] = reg
+	return reg
+}
+
+// parseSpec is what spec names.
+func parseSpec(spec scheduling.ManifestsSpec) registered {
+	owner, name, err := scheduling.RepoSlug(spec.Repo)
+	if err != nil {
+		return registered{err: err}
+	}
+	dir, err := scheduling.SubPath(spec.Path)
+	if err != nil {
+		return registered{err: err}
+	}
+	slug := owner + "/" + name
+	return registered{branch: slug + "/" + spec.Branch, dir: dir, name: slug, prefix: slug + "@" + spec.Branch + ":"}
 }
 
 // Files is the number of files committed on every branch together.

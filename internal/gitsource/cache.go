@@ -13,7 +13,8 @@ import (
 // listed nor read (the FS read last time is returned, with what was selected from it); within a
 // changed source only the subtrees whose hash changed are listed and only the blobs whose hash
 // changed are read. The limits of a source are still decided on the whole source, from the
-// sizes listed.
+// sizes listed. The environments main declares are parsed once per content of its
+// .environments folder.
 //
 // It holds what the reads since the last Sweep used and what the reads before it used, nothing
 // else: the listings of the sources' trees and the content of the files read (within their
@@ -28,6 +29,7 @@ type Cache struct {
 	sizes   gens[plumbing.Hash, int64]
 	pins    gens[plumbing.Hash, mainPin]
 	roots   gens[rootKey, foundSource]
+	decls   gens[declKey, *scheduling.Declarations]
 	stats   CacheStats // of this round
 	last    CacheStats // of the last round swept
 }
@@ -44,7 +46,7 @@ type CacheStats struct {
 func NewCache() *Cache {
 	return &Cache{sources: newGens[sourceKey, treeFS](), trees: newGens[plumbing.Hash, *listing](),
 		blobs: newGens[plumbing.Hash, []byte](), sizes: newGens[plumbing.Hash, int64](), pins: newGens[plumbing.Hash, mainPin](),
-		roots: newGens[rootKey, foundSource]()}
+		roots: newGens[rootKey, foundSource](), decls: newGens[declKey, *scheduling.Declarations]()}
 }
 
 // WithCache makes TreeFS read through c (nil: no cache).
@@ -66,6 +68,7 @@ func (c *Cache) Sweep() CacheStats {
 	c.sizes.sweep()
 	c.pins.sweep()
 	c.roots.sweep()
+	c.decls.sweep()
 	s := c.stats
 	c.stats, c.last = CacheStats{}, s
 	return s
@@ -128,7 +131,9 @@ func (g *gens[K, V]) get(k K) (V, bool) {
 
 func (g *gens[K, V]) put(k K, v V) { g.cur[k] = v }
 
-func (g *gens[K, V]) sweep() { g.prev, g.cur = g.cur, map[K]V{} }
+// sweep starts a round: the next one is made as large as this one was, as rounds read about
+// the same sources.
+func (g *gens[K, V]) sweep() { g.prev, g.cur = g.cur, make(map[K]V, len(g.cur)) }
 
 // lookup returns the value of k in the part of c that pick chooses (a miss without a cache).
 func lookup[K comparable, V any](c *Cache, pick func(*Cache) *gens[K, V], k K) (v V, ok bool) {
@@ -154,16 +159,17 @@ func store[K comparable, V any](c *Cache, pick func(*Cache) *gens[K, V], k K, v 
 	}
 }
 
-func (c *Cache) sourcesPart() *gens[sourceKey, treeFS]     { return &c.sources }
-func (c *Cache) treesPart() *gens[plumbing.Hash, *listing] { return &c.trees }
-func (c *Cache) blobsPart() *gens[plumbing.Hash, []byte]   { return &c.blobs }
-func (c *Cache) sizesPart() *gens[plumbing.Hash, int64]    { return &c.sizes }
-func (c *Cache) pinsPart() *gens[plumbing.Hash, mainPin]   { return &c.pins }
-func (c *Cache) rootsPart() *gens[rootKey, foundSource]    { return &c.roots }
-func countReused(s *CacheStats)                            { s.SourcesReused++ }
-func countRead(s *CacheStats)                              { s.SourcesRead++ }
-func countTree(s *CacheStats)                              { s.TreesListed++ }
-func countBlob(s *CacheStats)                              { s.BlobsRead++ }
+func (c *Cache) sourcesPart() *gens[sourceKey, treeFS]               { return &c.sources }
+func (c *Cache) treesPart() *gens[plumbing.Hash, *listing]           { return &c.trees }
+func (c *Cache) blobsPart() *gens[plumbing.Hash, []byte]             { return &c.blobs }
+func (c *Cache) sizesPart() *gens[plumbing.Hash, int64]              { return &c.sizes }
+func (c *Cache) pinsPart() *gens[plumbing.Hash, mainPin]             { return &c.pins }
+func (c *Cache) rootsPart() *gens[rootKey, foundSource]              { return &c.roots }
+func (c *Cache) declsPart() *gens[declKey, *scheduling.Declarations] { return &c.decls }
+func countReused(s *CacheStats)                                      { s.SourcesReused++ }
+func countRead(s *CacheStats)                                        { s.SourcesRead++ }
+func countTree(s *CacheStats)                                        { s.TreesListed++ }
+func countBlob(s *CacheStats)                                        { s.BlobsRead++ }
 
 // note counts an event in c's stats (nothing without a cache).
 func (c *Cache) note(count func(*CacheStats)) {

@@ -41,20 +41,31 @@ func TreeFS(repo *git.Repository, commit plumbing.Hash, opts ...Option) (fs.FS, 
 	for _, opt := range opts {
 		opt(&o)
 	}
-	key, under, err := sourceAt(repo, commit, &o)
-	if err != nil {
-		return nil, err
-	}
-	if t, ok := lookup(o.cache, (*Cache).sourcesPart, key); ok {
+	rk := rootKeyOf(commit, &o)
+	found, ok := lookup(o.cache, (*Cache).rootsPart, rk)
+	if ok && found.fs != nil { // this commit was read with these options: one lookup
 		o.cache.note(countReused)
-		return t, nil
+		return found.fs, nil
 	}
-	out, err := readSource(repo, key, under, &o)
-	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+	if !ok {
+		var err error
+		if found, err = findSource(repo, commit, &o); err != nil {
+			return nil, err
+		}
 	}
-	store(o.cache, (*Cache).sourcesPart, key, out, countRead)
-	return out, nil
+	out, ok := lookup(o.cache, (*Cache).sourcesPart, found.key)
+	if ok {
+		o.cache.note(countReused)
+	} else {
+		var err error
+		if out, err = readSource(repo, found.key, found.under, &o); err != nil {
+			return nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		}
+		store(o.cache, (*Cache).sourcesPart, found.key, out, countRead)
+	}
+	found.fs = out // made an fs.FS once, not at each read
+	store(o.cache, (*Cache).rootsPart, rk, found, nil)
+	return found.fs, nil
 }
 
 // rootKey identifies what TreeFS reads of a commit: a commit never changes, so neither does
@@ -65,29 +76,44 @@ type rootKey struct {
 	limits      limits
 }
 
-// foundSource is what sourceOf found of a commit's tree.
+// foundSource is what sourceOf found of a commit's tree, and the FS TreeFS read of it (nil:
+// not yet).
 type foundSource struct {
 	key   sourceKey
 	under *object.TreeEntry
+	fs    fs.FS
+}
+
+func rootKeyOf(commit plumbing.Hash, o *treeOptions) rootKey {
+	return rootKey{commit: commit, under: o.under, root: o.root, limits: limitsOf(o.policy)}
 }
 
 // sourceAt is sourceOf the tree of commit, found once per commit through the cache: the
 // commit and the trees on the way to the folder read are decoded only for a commit not seen.
 func sourceAt(repo *git.Repository, commit plumbing.Hash, o *treeOptions) (sourceKey, *object.TreeEntry, error) {
-	rk := rootKey{commit: commit, under: o.under, root: o.root, limits: limitsOf(o.policy)}
+	rk := rootKeyOf(commit, o)
 	if f, ok := lookup(o.cache, (*Cache).rootsPart, rk); ok {
 		return f.key, f.under, nil
 	}
+	f, err := findSource(repo, commit, o)
+	if err != nil {
+		return sourceKey{}, nil, err
+	}
+	store(o.cache, (*Cache).rootsPart, rk, f, nil)
+	return f.key, f.under, nil
+}
+
+// findSource is sourceOf the tree of commit, decoding the commit.
+func findSource(repo *git.Repository, commit plumbing.Hash, o *treeOptions) (foundSource, error) {
 	c, err := repo.CommitObject(commit)
 	if err != nil {
-		return sourceKey{}, nil, fmt.Errorf("read commit %s: %w", commit, err)
+		return foundSource{}, fmt.Errorf("read commit %s: %w", commit, err)
 	}
 	key, under, err := sourceOf(repo, c.TreeHash, o)
 	if err != nil {
-		return sourceKey{}, nil, fmt.Errorf("read tree of %s: %w", commit, err)
+		return foundSource{}, fmt.Errorf("read tree of %s: %w", commit, err)
 	}
-	store(o.cache, (*Cache).rootsPart, rk, foundSource{key: key, under: under}, nil)
-	return key, under, nil
+	return foundSource{key: key, under: under}, nil
 }
 
 // sourceOf finds what TreeFS reads of the tree of hash root: its key, and the entry of the
@@ -117,9 +143,21 @@ func sourceOf(repo *git.Repository, root plumbing.Hash, o *treeOptions) (sourceK
 
 // readSource reads what TreeFS reads of the source of key.
 func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (treeFS, error) {
-	entries, err := listSource(repo, key, under, o)
+	return readSourceAs(repo, key, under, o, true)
+}
+
+// readSourceAs is readSource; byListing selects the files from the listing of the folder read
+// when that is the same (selectListed), so that only they enter the FS; otherwise every listed
+// file does, and the selection walks its folders.
+func readSourceAs(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions, byListing bool) (treeFS, error) {
+	entries, listed, err := listSource(repo, key, under, o)
 	if err != nil {
 		return treeFS{}, err
+	}
+	if byListing {
+		if selected, ok, err := selectListed(listed, key, o); ok && err == nil {
+			return readSelected(repo, entries, selected, o)
+		}
 	}
 	out := newTreeFS()
 	for name, e := range entries {
@@ -164,27 +202,23 @@ func readSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o 
 
 // listSource lists the wanted files of a source with their sizes, without reading them: the
 // files below the folder read (the tree of key, through the cache) and the .sourceignore that
-// applies.
-func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (map[string]entry, error) {
+// applies. It returns the listing of the folder read too (nil when it is not a folder).
+func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o *treeOptions) (map[string]entry, *listing, error) {
 	entries := map[string]entry{}
+	var listed *listing
 	switch {
-	case o.under == "":
+	case o.under == "" || under != nil && under.Mode == filemode.Dir:
 		l, err := listHash(repo, o.cache, key.tree, 0)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		l.addTo(entries, "")
+		l.addTo(entries, dirPrefix(o.under))
+		listed = l
 	case under == nil:
-	case under.Mode == filemode.Dir:
-		l, err := listHash(repo, o.cache, key.tree, 0)
-		if err != nil {
-			return nil, err
-		}
-		l.addTo(entries, o.under+"/")
 	case under.Mode.IsFile() && wanted(o.under): // a folder that is a file: that file alone
 		size, err := blobSize(repo, o.cache, under.Hash)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.under, err)
+			return nil, nil, fmt.Errorf("%s: %w", o.under, err)
 		}
 		entries[o.under] = entry{hash: under.Hash, size: size}
 	}
@@ -192,12 +226,12 @@ func listSource(repo *git.Repository, key sourceKey, under *object.TreeEntry, o 
 		if _, ok := entries[o.ignoreFile()]; !ok {
 			size, err := blobSize(repo, o.cache, key.ignore)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", o.ignoreFile(), err)
+				return nil, nil, fmt.Errorf("%s: %w", o.ignoreFile(), err)
 			}
 			entries[o.ignoreFile()] = entry{hash: key.ignore, size: size}
 		}
 	}
-	return entries, nil
+	return entries, listed, nil
 }
 
 // read reads one listed file into the FS (nothing when it is not listed), through the cache:

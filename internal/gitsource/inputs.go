@@ -35,12 +35,11 @@ func InputsAt(repo *git.Repository, envName string, workloads scheduling.Workloa
 	if err != nil {
 		return in, nil, err
 	}
-	mainHead, err := TreeFS(repo, head, opts...)
+	decls, err := declarations(repo, head, opts)
 	if err != nil {
 		return in, nil, err
 	}
-	decls := scheduling.LoadDeclarations(scheduling.Source{FS: mainHead, Prefix: MainBranch + ":"})
-	errs := decls.Errors
+	errs := errorsOf(decls)
 	env := scheduling.FindEnvironment(decls.Environments, envName)
 	if env == nil {
 		return in, errs, UndeclaredError(decls, envName, MainBranch+":"+scheduling.EnvironmentsDir+"/")
