@@ -42,6 +42,8 @@ type Result struct {
 	targets map[*scheduling.DeploymentTarget]*targetValues
 	// configValues are the config values its engine parsed, by their text; read only.
 	configValues map[string]any
+	// composed is what its engine parsed and composed of the platform config; read only.
+	composed *configMemory
 	// rows give where the assignments of each cluster type of the snapshot start, as
 	// scheduling.Rescheduled.Rows does; nil when unknown.
 	rows []int
@@ -75,7 +77,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	outputs := make(map[string]Files, len(res.Assignments))
 	res.renderAll(engine, res.Assignments, outputs)
 	res.Outputs = NewOutputs(outputs)
-	res.templates, res.configValues = engine.templates, engine.config.values
+	res.templates, res.configValues, res.composed = engine.templates, engine.config.values, engine.configMemory()
 	if !engine.expired.Load() {
 		res.targets = engine.targetValues()
 	}
