@@ -21,6 +21,11 @@ type configIndex struct {
 	// values are the parsed config values (ParseConfigValue) by their text, read only once
 	// made: the index of a later snapshot takes those whose text it has too.
 	values map[string]any
+	// sources are the snapshot's ConfigMaps with their parsed data, by name; earlier are the
+	// composed configs of an earlier result that this snapshot's config can compose (see
+	// configMemory); both read only once made.
+	sources map[string]parsedSource
+	earlier map[string]heldConfig
 }
 
 // composedConfig is the (read-only) config of one selection of sources and its YAML forms,
@@ -30,6 +35,8 @@ type composedConfig struct {
 	yaml        func() string            // ToYaml(data)
 	stringified func() string            // Stringify(data)
 	pipedTexts  []atomic.Pointer[string] // per pipe slot, what a compiled step prints, once made
+	inputs      string                   // what it is composed of (see ConfigSet.inputKey)
+	sources     []map[string]any         // the parsed data of the ConfigMaps it merges
 }
 
 func newComposedConfig(data map[string]any, slots int) *composedConfig {
@@ -47,7 +54,7 @@ func (idx *configIndex) compose(sel []int) (*composedConfig, string) {
 	if c, ok := idx.composed.Load(key); ok {
 		return c.(*composedConfig), key
 	}
-	c, loaded := idx.composed.LoadOrStore(key, newComposedConfig(idx.set.Compose(sel), idx.slots))
+	c, loaded := idx.composed.LoadOrStore(key, idx.take(sel))
 	cc := c.(*composedConfig)
 	if !loaded {
 		idx.byData.Store(reflect.ValueOf(cc.data).Pointer(), cc)
@@ -73,15 +80,26 @@ func isPlatformConfig(name string, labels map[string]string) (platform, azure bo
 	return labels["platform-config"] == "true", strings.HasPrefix(name, "azure-app-config")
 }
 
-// newConfigIndex indexes the platform config of a snapshot, parsing the values whose text is
-// not among earlier's, the values of an earlier index (nil for none). Parsed values are never
-// modified (see MergeValue), so indexes share them.
-func newConfigIndex(snap *scheduling.Snapshot, slots int, earlier map[string]any) *configIndex {
+// newConfigIndex indexes the platform config of a snapshot. It takes from mem, what an
+// earlier result kept (nil for none), the parsed data of each ConfigMap whose data did not
+// change and the composed configs of that data, whose pipe slots are numbered as the
+// engine's if sameSlots; it parses the values whose text is not among earlier's, the values of
+// an earlier index (nil for none). Parsed values are never modified (see MergeValue), so
+// indexes share them.
+func newConfigIndex(snap *scheduling.Snapshot, slots int, earlier map[string]any, mem *configMemory, sameSlots bool) *configIndex {
 	var platform, azure []ConfigSource
 	values := make(map[string]any, len(earlier))
+	sources := make(map[string]parsedSource, len(snap.ConfigMaps))
 	for _, cm := range snap.ConfigMaps {
 		p, az := isPlatformConfig(cm.Name, cm.Labels)
-		src := ConfigSource{Name: cm.Name, Labels: cm.Labels, Data: parseData(cm.Data, values, earlier), origin: cm}
+		data := mem.parsedData(cm)
+		if data != nil {
+			keepValues(cm.Data, data, values)
+		} else {
+			data = parseData(cm.Data, values, earlier)
+		}
+		sources[cm.Name] = parsedSource{texts: cm.Data, data: data}
+		src := ConfigSource{Name: cm.Name, Labels: cm.Labels, Data: data, origin: cm}
 		if p {
 			platform = append(platform, src)
 		}
@@ -89,13 +107,23 @@ func newConfigIndex(snap *scheduling.Snapshot, slots int, earlier map[string]any
 			azure = append(azure, src)
 		}
 	}
-	idx := &configIndex{set: NewConfigSet(platform, azure), slots: slots, values: values}
+	idx := &configIndex{set: NewConfigSet(platform, azure), slots: slots, values: values, sources: sources}
+	idx.earlier = mem.still(idx.set, slots, sameSlots)
 	for _, b := range snap.Broken {
 		if p, az := isPlatformConfig(b.Name, b.Labels); b.Kind == scheduling.KindConfigMap && (p || az || b.Unknown) {
 			idx.broken = append(idx.broken, b)
 		}
 	}
 	return idx
+}
+
+// keepValues adds to values the parsed values of data, whose texts are texts, that it lacks.
+func keepValues(texts map[string]string, data, values map[string]any) {
+	for k, text := range texts {
+		if _, ok := values[text]; !ok {
+			values[text] = data[k]
+		}
+	}
 }
 
 // parseData parses the values of a ConfigMap as ParseConfigMap does, taking each from values

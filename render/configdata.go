@@ -56,6 +56,8 @@ type configEntry struct {
 	data   map[string]any
 	origin *scheduling.ConfigMap // where it is written, when known
 	rawKey string                // the data key of an azure-app-config entry ("" for a ConfigMap)
+	source map[string]any        // the parsed data of the ConfigMap it comes from (see inputKey)
+	split  bool                  // an azure-app-config entry: one key of source
 }
 
 // ConfigSet is an immutable, prepared set of config sources; safe for concurrent use.
@@ -71,7 +73,7 @@ type ConfigSet struct {
 func NewConfigSet(platform, azure []ConfigSource) *ConfigSet {
 	s := &ConfigSet{}
 	for _, src := range sortedByName(platform) {
-		s.entries = append(s.entries, configEntry{labels: src.Labels, data: src.Data, origin: src.origin})
+		s.entries = append(s.entries, configEntry{labels: src.Labels, data: src.Data, origin: src.origin, source: src.Data})
 	}
 	for _, src := range sortedByName(azure) {
 		s.entries = append(s.entries, azureEntries(src)...)
@@ -101,7 +103,7 @@ func azureEntries(src ConfigSource) []configEntry {
 	entries := make([]configEntry, 0, len(keys))
 	for _, k := range keys {
 		labels, name := ParseAzureKey(k)
-		entries = append(entries, configEntry{labels: labels, data: map[string]any{name: src.Data[k]}, origin: src.origin, rawKey: k})
+		entries = append(entries, configEntry{labels: labels, data: map[string]any{name: src.Data[k]}, origin: src.origin, rawKey: k, source: src.Data, split: true})
 	}
 	return entries
 }

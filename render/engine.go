@@ -60,11 +60,12 @@ type compiledTemplate struct {
 // an assignment uses them.
 func NewEngine(snap *scheduling.Snapshot, opts ...Option) *Engine {
 	o := newOptions(opts)
-	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: pipeSlots{}, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts(), earlier: o.earlier, known: o.known}
+	slots, sameSlots := o.composed.slotNumbering()
+	e := &Engine{snap: snap, limits: o.limits, compiled: !o.textTemplate, templates: map[string]*compiledTemplate{}, slots: slots, schemas: newSchemaIndex(snap), verdicts: newPlacementVerdicts(), earlier: o.earlier, known: o.known}
 	for name, t := range snap.Templates {
 		e.templates[name] = e.compile(t, o.previous[name])
 	}
-	e.config = newConfigIndex(snap, len(e.slots), o.configValues)
+	e.config = newConfigIndex(snap, len(e.slots), o.configValues, o.composed, sameSlots)
 	for _, b := range snap.Broken {
 		if b.Kind == scheduling.KindTemplate {
 			e.templates[b.Name] = &compiledTemplate{err: &scheduling.Error{Pos: b.Pos, Object: b.Ref(), Msg: "assignments that use this template are not rendered until its errors are fixed"}}

@@ -53,9 +53,9 @@ func Incremental(prev *Result, next *scheduling.Snapshot, opts ...Option) (*Resu
 		engine = NewEngine(next, opts...)
 		fresh.renderAll(engine, dirty, rendered)
 	}
-	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, rows: s.Rows, matches: pm}
+	res := &Result{Snapshot: next, Assignments: s.Assignments, Failed: cloneOrNew(prev.Failed), templates: prev.templates, targets: prev.targets, configValues: prev.configValues, composed: prev.composed, rows: s.Rows, matches: pm}
 	if engine != nil {
-		res.templates, res.configValues = engine.templates, engine.config.values
+		res.templates, res.configValues, res.composed = engine.templates, engine.config.values, engine.configMemory()
 	}
 	pathErr := res.setTarget(next)
 	ch := res.change(s.Removed, rendered, fresh.Failed)

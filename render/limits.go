@@ -82,6 +82,7 @@ type options struct {
 	earlier      Outputs                                        // outputs of an earlier result, the first skeletons tried
 	known        map[*scheduling.DeploymentTarget]*targetValues // escaped target values of an earlier result
 	configValues map[string]any                                 // parsed config values of an earlier result
+	composed     *configMemory                                  // parsed and composed config of an earlier result
 }
 
 // withTemplatesOf lets an engine take the parsed manifests of r's engine whose text has not
@@ -92,10 +93,12 @@ func withTemplatesOf(r *Result) Option {
 
 // withWorkOf lets an engine share what r's engine made: the files of r's outputs (an
 // assignment rendered again tries the skeletons of its output in r before any other, see
-// cutter.files), the escaped values of the deployment targets it rendered and the parsed
-// config values (see newConfigIndex).
+// cutter.files), the escaped values of the deployment targets it rendered, the parsed
+// config values and the composed configs (see newConfigIndex).
 func withWorkOf(r *Result) Option {
-	return func(o *options) { o.earlier, o.known, o.configValues = r.Outputs, r.targets, r.configValues }
+	return func(o *options) {
+		o.earlier, o.known, o.configValues, o.composed = r.Outputs, r.targets, r.configValues, r.composed
+	}
 }
 
 // WithTextTemplateOnly runs every manifest with text/template, even those simple enough to be

@@ -45,6 +45,8 @@ type Result struct {
 	// matches are the snapshot's policies evaluated, which a later snapshot's evaluation takes
 	// what did not change from (scheduling.MatchPoliciesSince).
 	matches *scheduling.PolicyMatches
+	// composed is what its engine parsed and composed of the platform config; read only.
+	composed *configMemory
 	// rows give where the assignments of each cluster type of the snapshot start, as
 	// scheduling.Rescheduled.Rows does; nil when unknown.
 	rows []int
@@ -78,7 +80,7 @@ func Environment(snap *scheduling.Snapshot, opts ...Option) *Result {
 	outputs := make(map[string]Files, len(res.Assignments))
 	res.renderAll(engine, res.Assignments, outputs)
 	res.Outputs = NewOutputs(outputs)
-	res.templates, res.configValues = engine.templates, engine.config.values
+	res.templates, res.configValues, res.composed = engine.templates, engine.config.values, engine.configMemory()
 	if !engine.expired.Load() {
 		res.targets = engine.targetValues()
 	}
