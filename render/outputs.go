@@ -131,28 +131,9 @@ func mergeLayers(layers []layer) layer {
 	return out
 }
 
-// with returns the outputs changed by ch: the keys ch sets, and those it removes. ch is taken:
-// it must not be written afterwards. o is not modified.
-func (o Outputs) with(ch layer) Outputs { return o.withLen(ch, o.lenAfter(ch)) }
-
-// lenAfter is how many keys have outputs once ch is applied to o, found by looking up each
-// key ch holds.
-func (o Outputs) lenAfter(ch layer) int {
-	n := o.n
-	for key, s := range ch {
-		_, had := o.Get(key)
-		switch {
-		case had && s.gone:
-			n--
-		case !had && !s.gone:
-			n++
-		}
-	}
-	return n
-}
-
-// withLen is with for a caller that knows how many keys have outputs afterwards (n), which
-// spares a look-up of every changed key.
+// withLen returns the outputs changed by ch: the keys ch sets, and those it removes, n keys
+// having outputs afterwards (the caller knows it: see Incremental). ch is taken: it must not be
+// written afterwards. o is not modified.
 func (o Outputs) withLen(ch layer, n int) Outputs {
 	if len(ch) == 0 {
 		return o

@@ -9,6 +9,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// with is withLen counting the keys with outputs by looking them up (lenAfter): the tests of
+// Outputs derive values without a schedule to count from.
+func (o Outputs) with(ch layer) Outputs { return o.withLen(ch, o.lenAfter(ch)) }
+
+// lenAfter is how many keys have outputs once ch is applied to o, found by looking up each
+// key ch holds.
+func (o Outputs) lenAfter(ch layer) int {
+	n := o.n
+	for key, s := range ch {
+		_, had := o.Get(key)
+		switch {
+		case had && s.gone:
+			n--
+		case !had && !s.gone:
+			n++
+		}
+	}
+	return n
+}
+
 // filesNamed is a distinct Files value for a test key and version.
 func filesNamed(key string, version int) Files {
 	return NewFiles([]byte(fmt.Sprintf("%s v%d", key, version)), []byte("ns"), nil, false)
