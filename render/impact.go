@@ -185,7 +185,7 @@ func (imp *impact) markRow(ct *scheduling.ClusterType, base int, row []*scheduli
 
 // findTarget finds the assignment of a deployment target in a row sorted by target name.
 func findTarget(row []*scheduling.Assignment, name string) (int, bool) {
-	i := sort.Search(len(row), func(i int) bool { return row[i].Target.Name >= name })
+	i := scheduling.SearchRow(row, 0, name)
 	return i, i < len(row) && row[i].Target.Name == name
 }
 

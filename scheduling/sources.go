@@ -104,6 +104,12 @@ func SelectFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 	return WalkFiles(fsys, dir, pol)
 }
 
+// IsSourceFile tells whether a file of a source is read for objects: a YAML file (.yaml, .yml).
+func IsSourceFile(name string) bool {
+	ext := path.Ext(name)
+	return ext == ".yaml" || ext == ".yml"
+}
+
 // WalkFiles is SelectFiles walking the folders of fsys, for a FileSelector to use.
 func WalkFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 	if r, ok := fsys.(Refuser); ok {
@@ -132,7 +138,7 @@ func WalkFiles(fsys fs.FS, dir string, pol Policy) ([]SourceFile, error) {
 			}
 			return nil
 		}
-		if ext := path.Ext(p); (ext != ".yaml" && ext != ".yml") || ignore.Match(parts, false) {
+		if !IsSourceFile(p) || ignore.Match(parts, false) {
 			return nil
 		}
 		info, err := fs.Stat(fsys, p) // a file left unread by its file system reports its real size

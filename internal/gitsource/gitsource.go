@@ -20,8 +20,7 @@ import (
 
 // wanted tells which files of a tree a control plane can use: YAML and .sourceignore.
 func wanted(name string) bool {
-	ext := path.Ext(name)
-	return ext == ".yaml" || ext == ".yml" || path.Base(name) == ".sourceignore"
+	return scheduling.IsSourceFile(name) || path.Base(name) == ".sourceignore"
 }
 
 // entry is a file of a tree: its blob and size, read from the object's header.

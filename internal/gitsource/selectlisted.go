@@ -62,7 +62,7 @@ func (l *listing) walk(prefix string, files *[]scheduling.SourceFile) {
 		switch {
 		case e.dir != nil:
 			e.dir.walk(prefix+e.name+"/", files)
-		case path.Ext(e.name) == ".yaml" || path.Ext(e.name) == ".yml":
+		case scheduling.IsSourceFile(e.name):
 			*files = append(*files, scheduling.SourceFile{Path: prefix + e.name, Size: e.file.size})
 		}
 	}
